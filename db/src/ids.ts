@@ -1,0 +1,53 @@
+/**
+ * Prefixed, time-ordered ids (`usr_01j…`): 48 bits of milliseconds then 80 random bits,
+ * in lowercase Crockford base32, so ids sort by creation time and make stable cursors.
+ */
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+export const ID_PREFIXES = {
+  user: "usr",
+  workspace: "ws",
+  session: "ses",
+  token: "tok",
+  event: "evt",
+  skill: "skl",
+  server: "srv",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+function encodeTime(ms: number): string {
+  let out = "";
+  let rest = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET.charAt(rest % 32) + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 10 bytes = 80 bits = 16 base32 characters, 5 bits at a time.
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET.charAt((buffer >> bits) & 31);
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  const random = crypto.getRandomValues(new Uint8Array(10));
+  return `${ID_PREFIXES[kind]}_${encodeTime(now)}${encodeRandom(random)}`;
+}
+
+export function hasPrefix(id: string, kind: IdKind): boolean {
+  return id.startsWith(`${ID_PREFIXES[kind]}_`) && /^[a-z]+_[0-9a-z]{26}$/.test(id);
+}
