@@ -1,0 +1,78 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { deriveKey } from "./auth/secrets";
+import { AppError } from "./errors";
+import type { AppDeps, AppEnv } from "./http/env";
+import { respondWithError, validationError } from "./http/errors";
+import { requestContext } from "./http/middleware/request-context";
+import { renderReference } from "./http/reference-page";
+import { registerAuth } from "./http/routes/auth";
+import { registerHealth } from "./http/routes/health";
+import { registerMe } from "./http/routes/me";
+import { registerTokens } from "./http/routes/tokens";
+import { registerWorkspaces } from "./http/routes/workspaces";
+
+export type { AppDeps, DatabaseProvider } from "./http/env";
+
+const API_DESCRIPTION =
+  "Loadout's REST API: accounts, workspaces, API tokens, skills and remote MCP servers. Authenticate with `Authorization: Bearer lo_…` (an API token) or the console's session cookie.";
+
+/** Builds the whole app from its dependencies. Node and Workers entries differ only in what they pass. */
+export function createApp(deps: AppDeps) {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const where = result.target === "json" ? "request body" : result.target === "param" ? "path" : result.target;
+        throw validationError(result.error, where);
+      }
+    },
+  });
+  const csrfKey = deriveKey(deps.secretKey, "csrf");
+
+  app.use("*", requestContext(deps, csrfKey));
+  app.onError((error, c) => respondWithError(c, error));
+
+  registerHealth(app);
+  registerAuth(app);
+  registerMe(app);
+  registerWorkspaces(app);
+  registerTokens(app);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API token (`lo_…`). The security requirement lists the scope the route needs.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: "lo_session",
+    description: "The console session. Writes also need the `x-csrf-token` header.",
+  });
+  const documentConfig = {
+    openapi: "3.1.0",
+    info: { title: "Loadout API", version: deps.version ?? "0.1.0", description: API_DESCRIPTION },
+  };
+  app.doc31("/v1/openapi.json", documentConfig);
+  let reference: string | undefined;
+  app.get("/v1/docs", (c) => {
+    reference ??= renderReference(app.getOpenAPI31Document(documentConfig) as unknown as Record<string, unknown>);
+    return c.html(reference);
+  });
+
+  const noRoute = (method: string, path: string) =>
+    new AppError("not_found", `No route ${method} ${path}. The API is described at /v1/openapi.json.`);
+  app.all("/v1/*", (c) => {
+    throw noRoute(c.req.method, c.req.path);
+  });
+  if (deps.assets) {
+    const assets = deps.assets;
+    app.use("*", async (c, next) => {
+      const served = await assets(c, next);
+      return served ?? undefined;
+    });
+  }
+  app.notFound((c) => respondWithError(c, noRoute(c.req.method, c.req.path)));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+/** The Node entry's environment. Every variable is documented in the README. */
+export const NodeEnv = z
+  .object({
+    LOADOUT_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+    LOADOUT_HOST: z.string().min(1).default("127.0.0.1"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")
+      .optional()
+      .or(z.literal("").transform(() => undefined)),
+    LOADOUT_DATA_DIR: z.string().min(1).default(".loadout/data"),
+    LOADOUT_SECRET_KEY: z
+      .string()
+      .min(32, "LOADOUT_SECRET_KEY must have at least 32 characters (e.g. `openssl rand -base64 32`)")
+      .optional(),
+    /** `production` requires LOADOUT_SECRET_KEY and marks cookies Secure. */
+    LOADOUT_MODE: z.enum(["local", "production"]).default("local"),
+    /** The URL users reach; used in printed links. Defaults to http://host:port. */
+    LOADOUT_PUBLIC_URL: z.url().optional(),
+    /** Trust X-Forwarded-For from a reverse proxy for client addresses (rate limits). */
+    LOADOUT_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
+    LOADOUT_LOG: z.enum(["json", "silent"]).default("json"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.LOADOUT_MODE === "production" && !env.LOADOUT_SECRET_KEY) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["LOADOUT_SECRET_KEY"],
+        message:
+          "LOADOUT_SECRET_KEY is required in production mode; generate one with `openssl rand -base64 32` and keep it safe",
+      });
+    }
+  });
+
+export type NodeEnv = z.infer<typeof NodeEnv>;
+
+/** Parses the environment or throws one error listing every problem, so start-up fails loudly. */
+export function parseNodeEnv(source: Record<string, string | undefined>): NodeEnv {
+  const result = NodeEnv.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  - ${i.path.join(".") || "environment"}: ${i.message}`);
+    throw new Error(`Loadout cannot start; fix the environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,95 @@
+import { randomBytes, scrypt } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { serveStatic } from "@hono/node-server/serve-static";
+import type { OpenedDatabase } from "@loadout/db";
+import { openDatabase } from "@loadout/db/open";
+import { createApp } from "../app";
+import { createPasswordHasher, type ScryptImpl } from "../auth/password";
+import { jsonLogger, type Logger, silentLogger } from "../logger";
+import { issueSetupSecret } from "../services/accounts/setup";
+import type { NodeEnv } from "./node-env";
+
+export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
+
+/** Node's native scrypt: same bytes as the portable one, computed on the thread pool. */
+export const nodeScrypt: ScryptImpl = (password, salt, params) =>
+  new Promise((resolve, reject) =>
+    scrypt(
+      password,
+      salt,
+      params.dkLen,
+      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r * params.p + 1024 * 1024 },
+      (error, key) => (error ? reject(error) : resolve(new Uint8Array(key))),
+    ),
+  );
+
+/** Local mode keeps a generated key in the data folder, created once with owner-only permissions. */
+export function localSecretKey(dataDir: string): string {
+  const file = path.join(dataDir, "secret-key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString("base64url");
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: "wx" });
+  return key;
+}
+
+export interface RunningServer {
+  url: string;
+  setupUrl: string | null;
+  database: OpenedDatabase;
+  close(): Promise<void>;
+}
+
+export async function startNodeServer(
+  env: NodeEnv,
+  options: { database?: OpenedDatabase; logger?: Logger; serveConsole?: boolean } = {},
+): Promise<RunningServer> {
+  const dataDir = path.resolve(env.LOADOUT_DATA_DIR);
+  const secretKey = env.LOADOUT_SECRET_KEY ?? localSecretKey(dataDir);
+  const database =
+    options.database ??
+    (await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: path.join(dataDir, "pglite"), max: 10 }));
+  const logger = options.logger ?? (env.LOADOUT_LOG === "silent" ? silentLogger : jsonLogger);
+  const trustProxy = env.LOADOUT_TRUST_PROXY === "1";
+  const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
+
+  const app = createApp({
+    database: { acquire: () => ({ db: database.db, release: async () => {} }) },
+    hasher: createPasswordHasher(nodeScrypt),
+    secretKey,
+    logger,
+    secureCookies: env.LOADOUT_MODE === "production",
+    clientAddress: (c) => {
+      if (trustProxy) {
+        const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+        if (forwarded) return forwarded;
+      }
+      return getConnInfo(c).remote.address ?? null;
+    },
+    ...(serveConsole ? { assets: serveStatic({ root: path.relative(process.cwd(), WEB_OUT) || "." }) } : {}),
+  });
+
+  const server = serve({ fetch: app.fetch, hostname: env.LOADOUT_HOST, port: env.LOADOUT_PORT });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", () => resolve());
+    server.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const displayHost = env.LOADOUT_HOST.includes(":") ? `[${env.LOADOUT_HOST}]` : env.LOADOUT_HOST;
+  const url = env.LOADOUT_PUBLIC_URL?.replace(/\/$/, "") ?? `http://${displayHost}:${address.port}`;
+  const setupSecret = await issueSetupSecret(database.db, new Date());
+  return {
+    url,
+    setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,
+    database,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!options.database) await database.close();
+    },
+  };
+}

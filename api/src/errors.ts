@@ -1,0 +1,68 @@
+/**
+ * The closed set of error codes. Domain code throws `AppError`; transports translate it:
+ * REST to an HTTP status and the JSON error body, MCP to a JSON-RPC error.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, jsonRpc: -32602 },
+  invalid_json: { status: 400, jsonRpc: -32700 },
+  unauthorized: { status: 401, jsonRpc: -32001 },
+  invalid_credentials: { status: 401, jsonRpc: -32001 },
+  forbidden: { status: 403, jsonRpc: -32003 },
+  insufficient_scope: { status: 403, jsonRpc: -32003 },
+  csrf_failed: { status: 403, jsonRpc: -32003 },
+  not_found: { status: 404, jsonRpc: -32004 },
+  method_not_allowed: { status: 405, jsonRpc: -32601 },
+  conflict: { status: 409, jsonRpc: -32009 },
+  payload_too_large: { status: 413, jsonRpc: -32013 },
+  unsupported_media_type: { status: 415, jsonRpc: -32015 },
+  rate_limited: { status: 429, jsonRpc: -32029 },
+  internal: { status: 500, jsonRpc: -32603 },
+  unavailable: { status: 503, jsonRpc: -32050 },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  /** Extra response headers, such as Retry-After or WWW-Authenticate. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): (typeof ERROR_CODES)[ErrorCode]["status"] {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export const notFound = (what: string) => new AppError("not_found", `${what} was not found.`);
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetail[] };
+}
+
+export function errorBody(error: AppError, requestId: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      requestId,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
+}

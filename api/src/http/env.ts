@@ -1,0 +1,41 @@
+import type { Database } from "@loadout/db";
+import type { Context } from "hono";
+import type { PasswordHasher } from "../auth/password";
+import type { Logger } from "../logger";
+import type { Principal } from "../services/context";
+
+/** Hands out a database for one request. Node shares one pool; Workers open a connection per request. */
+export interface DatabaseProvider {
+  acquire(): { db: Database; release(): Promise<void> };
+}
+
+export interface AppDeps {
+  database: DatabaseProvider;
+  hasher: PasswordHasher;
+  /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF now; encryption later). */
+  secretKey: string;
+  logger: Logger;
+  /** Marks cookies `Secure`; on for https deployments. */
+  secureCookies: boolean;
+  clock?: () => Date;
+  /** The caller's network address, for rate limits: the socket on Node, CF-Connecting-IP on Workers. */
+  clientAddress?: (c: Context) => string | null;
+  /** Runs work after the response is sent (Workers: ctx.waitUntil). */
+  waitUntil?: (c: Context, work: Promise<unknown>) => void;
+  /** Serves the console's static files for paths no route claims. */
+  assets?: (c: Context, next: () => Promise<void>) => Promise<Response | undefined | void>;
+  version?: string;
+}
+
+export interface AppVariables {
+  requestId: string;
+  db: Database;
+  now: Date;
+  principal: Principal | undefined;
+  deps: AppDeps;
+  csrfKey: Uint8Array;
+  /** Schedules work after the response; errors are logged, never thrown at the client. */
+  defer: (work: () => Promise<unknown>) => void;
+}
+
+export type AppEnv = { Variables: AppVariables };

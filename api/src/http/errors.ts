@@ -1,0 +1,74 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { AppError, type ErrorDetail, errorBody } from "../errors";
+import type { AppEnv } from "./env";
+
+/** Turns zod issues into `details`: one entry per field, naming it and what to do. */
+export function zodDetails(error: ZodError): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        details.push({ path: path ? `${path}.${key}` : key, message: `unknown field "${key}"; remove it` });
+      }
+    } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      details.push({
+        path,
+        message: issue.message.includes("required") ? issue.message : `${path || "value"} is required`,
+      });
+    } else {
+      details.push({ path, message: issue.message });
+    }
+  }
+  return details;
+}
+
+export function validationError(error: ZodError, where: string): AppError {
+  const details = zodDetails(error);
+  const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
+  return new AppError("invalid_request", `The ${where} is not valid: ${summary}.`, { details });
+}
+
+export function respondWithError(c: Context<AppEnv>, error: unknown): Response {
+  const requestId = c.get("requestId") ?? "unknown";
+  let appError: AppError;
+  if (error instanceof AppError) {
+    appError = error;
+  } else if (error instanceof HTTPException) {
+    appError =
+      error.status === 413
+        ? new AppError("payload_too_large", "The request body is too large for this route.")
+        : error.status === 400
+          ? new AppError("invalid_json", `The request body could not be read: ${error.message}.`)
+          : new AppError(
+              "internal",
+              "Something went wrong on our side. Try again; if it persists, quote the request id.",
+            );
+  } else {
+    c.get("deps")?.logger.log("error", "unhandled error", {
+      requestId,
+      error: describeError(error),
+    });
+    appError = new AppError(
+      "internal",
+      "Something went wrong on our side. Try again; if it persists, quote the request id.",
+    );
+  }
+  for (const [name, value] of Object.entries(appError.headers)) c.header(name, value);
+  return c.json(errorBody(appError, requestId), appError.status);
+}
+
+/**
+ * A loggable description of an unexpected error. Drizzle puts the query's parameters (which can
+ * hold hashes and secrets) in its message, so for query errors only the driver's own message is kept.
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message.startsWith("Failed query")) {
+    const cause = (error as { cause?: unknown }).cause;
+    return `query failed: ${cause instanceof Error ? cause.message : "unknown cause"}`;
+  }
+  return `${error.name}: ${error.message}`;
+}

@@ -1,0 +1,64 @@
+import { createMiddleware } from "hono/factory";
+import { AppError } from "../../errors";
+import type { AppEnv } from "../env";
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads a JSON body within `limit` bytes and parses it once, so that too-large, mistyped and
+ * malformed bodies each get an error that says which problem it is. The validator reuses the
+ * cached body.
+ */
+export function jsonBody(limit: number = DEFAULT_BODY_LIMIT) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "NaN");
+    if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+    const type = c.req.header("content-type") ?? "";
+    const text = await readLimited(c.req.raw, limit);
+    if (text.trim() === "") {
+      throw new AppError("invalid_request", "The request body is empty: send a JSON object.");
+    }
+    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+      throw new AppError("unsupported_media_type", "Send the body as JSON with `Content-Type: application/json`.");
+    }
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      throw new AppError("invalid_json", `The request body is not valid JSON: ${(error as Error).message}.`);
+    }
+    // Hand the already-read text to the validator through Hono's body cache.
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    await next();
+  });
+}
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError(
+    "payload_too_large",
+    `The request body is larger than this route accepts (${Math.round(limit / 1024)} KiB).`,
+  );
+}

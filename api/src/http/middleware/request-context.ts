@@ -1,0 +1,52 @@
+import { createMiddleware } from "hono/factory";
+import { randomBase62 } from "../../auth/secrets";
+import type { AppDeps, AppEnv } from "../env";
+
+/**
+ * Per-request context: a request id (echoed as X-Request-Id), the clock, a database from the
+ * provider (released after the response), deferred work, and one structured log line.
+ */
+export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
+  const clock = deps.clock ?? (() => new Date());
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const started = performance.now();
+    const requestId = `req_${randomBase62(20)}`;
+    const { db, release } = deps.database.acquire();
+    const deferred: Array<() => Promise<unknown>> = [];
+    c.set("requestId", requestId);
+    c.set("now", clock());
+    c.set("db", db);
+    c.set("deps", deps);
+    c.set("csrfKey", csrfKey);
+    c.set("principal", undefined);
+    c.set("defer", (work) => deferred.push(work));
+    try {
+      await next();
+    } finally {
+      c.header("X-Request-Id", requestId);
+      const principal = c.get("principal");
+      deps.logger.log(c.res.status >= 500 ? "error" : "info", "request", {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        ...(principal
+          ? { userId: principal.userId, ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}) }
+          : {}),
+      });
+      const after = (async () => {
+        for (const work of deferred) {
+          try {
+            await work();
+          } catch (error) {
+            deps.logger.log("error", "deferred work failed", { requestId, error: String(error) });
+          }
+        }
+        await release();
+      })();
+      if (deps.waitUntil) deps.waitUntil(c, after);
+      else void after;
+    }
+  });
+}

@@ -1,0 +1,29 @@
+import { parseNodeEnv } from "./entry/node-env";
+import { startNodeServer } from "./entry/node-server";
+
+// The embedded default: console, REST API and MCP endpoint on one local origin.
+let env: ReturnType<typeof parseNodeEnv>;
+try {
+  env = parseNodeEnv(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
+const server = await startNodeServer(env);
+const engine =
+  server.database.kind === "pglite" ? `embedded PGlite in ${env.LOADOUT_DATA_DIR}` : "Postgres (DATABASE_URL)";
+console.log(`\nLoadout is running at ${server.url}  (${engine})`);
+console.log(`  console ${server.url}/   API ${server.url}/v1/docs   health ${server.url}/healthz`);
+if (server.setupUrl) {
+  console.log(`\nNo account exists yet. Create the first one with this one-time link:\n  ${server.setupUrl}\n`);
+}
+
+let closing = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    void server.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { Timestamp } from "./common";
+
+const Email = z
+  .string({ error: "email is required" })
+  .trim()
+  .max(254, "email is too long (254 characters at most)")
+  .pipe(z.email({ error: "email must be an address such as ada@example.com" }))
+  .openapi({ example: "ada@example.com" });
+
+const NewPassword = z
+  .string({ error: "password is required" })
+  .min(10, "password must have at least 10 characters")
+  .max(1024, "password must have at most 1024 characters")
+  .openapi({ example: "correct horse battery staple" });
+
+const Name = z.string().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
+
+export const SignUpInput = z
+  .strictObject({ email: Email, password: NewPassword, name: Name.optional() })
+  .openapi("SignUpInput");
+export type SignUpInput = z.infer<typeof SignUpInput>;
+
+export const LogInInput = z
+  .strictObject({
+    email: Email,
+    password: z.string({ error: "password is required" }).min(1, "password is required").max(1024),
+  })
+  .openapi("LogInInput");
+export type LogInInput = z.infer<typeof LogInInput>;
+
+export const SetupInput = z
+  .strictObject({
+    token: z.string({ error: "token is required: open the setup link printed at start" }).min(1).max(200),
+    email: Email,
+    password: NewPassword,
+    name: Name.optional(),
+  })
+  .openapi("SetupInput");
+export type SetupInput = z.infer<typeof SetupInput>;
+
+export const UserSchema = z
+  .object({
+    id: z.string().openapi({ example: "usr_01jd…" }),
+    email: z.string(),
+    name: z.string(),
+    createdAt: Timestamp,
+  })
+  .openapi("User");
+
+export const SessionResult = z.object({ user: UserSchema, csrfToken: z.string() }).openapi("SessionResult");

@@ -1,0 +1,79 @@
+import { apiTokens, consoleSessions, type Database } from "@loadout/db";
+import { and, eq, gt } from "drizzle-orm";
+import { hashSecret, looksLikeApiToken } from "../../auth/secrets";
+import { isScope, SCOPES, type Scope } from "../../domain/scopes";
+import { AppError } from "../../errors";
+import type { Principal } from "../context";
+
+/** How often, at most, a token's last-used time is written: it is a hint, not a log. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ResolvedPrincipal {
+  principal: Principal;
+  /** Work to run after the response (recording last use); never on the request's critical path. */
+  after?: (db: Database) => Promise<void>;
+}
+
+export async function principalFromApiToken(db: Database, secret: string, now: Date): Promise<ResolvedPrincipal> {
+  if (!looksLikeApiToken(secret)) {
+    throw new AppError(
+      "unauthorized",
+      "The bearer token is not a Loadout API token (they start with lo_). Create one on the Tokens page.",
+    );
+  }
+  const [row] = await db
+    .select({
+      id: apiTokens.id,
+      userId: apiTokens.userId,
+      workspaceId: apiTokens.workspaceId,
+      scopes: apiTokens.scopes,
+      expiresAt: apiTokens.expiresAt,
+      revokedAt: apiTokens.revokedAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.secretHash, hashSecret(secret)))
+    .limit(1);
+  if (!row)
+    throw new AppError("unauthorized", "This API token is not known. Check it was copied whole, or create a new one.");
+  if (row.revokedAt)
+    throw new AppError("unauthorized", "This API token was revoked. Create a new one on the Tokens page.");
+  if (row.expiresAt && row.expiresAt <= now) {
+    throw new AppError(
+      "unauthorized",
+      `This API token expired at ${row.expiresAt.toISOString()}. Create a new one on the Tokens page.`,
+    );
+  }
+  const principal: Principal = {
+    kind: "token",
+    userId: row.userId,
+    tokenId: row.id,
+    scopes: row.scopes.filter(isScope),
+    workspaceId: row.workspaceId,
+  };
+  const stale = !row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS;
+  return {
+    principal,
+    ...(stale
+      ? {
+          after: (d: Database) =>
+            d
+              .update(apiTokens)
+              .set({ lastUsedAt: now })
+              .where(eq(apiTokens.id, row.id))
+              .then(() => {}),
+        }
+      : {}),
+  };
+}
+
+export async function principalFromSession(db: Database, secret: string, now: Date): Promise<ResolvedPrincipal> {
+  const [row] = await db
+    .select({ id: consoleSessions.id, userId: consoleSessions.userId })
+    .from(consoleSessions)
+    .where(and(eq(consoleSessions.secretHash, hashSecret(secret)), gt(consoleSessions.expiresAt, now)))
+    .limit(1);
+  if (!row) throw new AppError("unauthorized", "Your console session has ended. Sign in again.");
+  const scopes: readonly Scope[] = SCOPES;
+  return { principal: { kind: "session", userId: row.userId, sessionId: row.id, scopes, workspaceId: null } };
+}

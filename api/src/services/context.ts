@@ -1,0 +1,21 @@
+import type { Database } from "@loadout/db";
+import type { Scope } from "../domain/scopes";
+
+export type Principal =
+  | { kind: "session"; userId: string; sessionId: string; scopes: readonly Scope[]; workspaceId: null }
+  | { kind: "token"; userId: string; tokenId: string; scopes: readonly Scope[]; workspaceId: string | null };
+
+/** What every action receives: who acts, on which database (or transaction), for which request, at what time. */
+export interface ActionContext {
+  db: Database;
+  principal: Principal;
+  requestId: string;
+  now: Date;
+}
+
+/** For actions that run before anyone is signed in (sign-up, log-in, setup). */
+export interface AnonymousContext {
+  db: Database;
+  requestId: string;
+  now: Date;
+}

@@ -1,0 +1,50 @@
+import { type Database, rateLimits } from "@loadout/db";
+import { eq, sql } from "drizzle-orm";
+
+export interface RateLimitRule {
+  /** Most hits allowed in one window. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export const LOGIN_PER_ACCOUNT: RateLimitRule = { limit: 10, windowSeconds: 15 * 60 };
+export const LOGIN_PER_ADDRESS: RateLimitRule = { limit: 50, windowSeconds: 15 * 60 };
+export const SIGNUP_PER_ADDRESS: RateLimitRule = { limit: 20, windowSeconds: 60 * 60 };
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Seconds until the window resets. */
+  retryAfter: number;
+}
+
+/**
+ * Counts one hit on `key` in a fixed window, atomically in the database, so the limit holds
+ * however many instances serve requests.
+ */
+export async function hitRateLimit(
+  db: Database,
+  key: string,
+  rule: RateLimitRule,
+  now: Date,
+): Promise<RateLimitResult> {
+  const expired = sql`${rateLimits.windowStart} <= ${new Date(now.getTime() - rule.windowSeconds * 1000)}`;
+  const [row] = await db
+    .insert(rateLimits)
+    .values({ key, windowStart: now, count: 1 })
+    .onConflictDoUpdate({
+      target: rateLimits.key,
+      set: {
+        count: sql`case when ${expired} then 1 else ${rateLimits.count} + 1 end`,
+        windowStart: sql`case when ${expired} then ${now} else ${rateLimits.windowStart} end`,
+      },
+    })
+    .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart });
+  const count = row?.count ?? 1;
+  const windowStart = row?.windowStart ?? now;
+  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + rule.windowSeconds * 1000 - now.getTime()) / 1000));
+  return { allowed: count <= rule.limit, retryAfter };
+}
+
+export async function clearRateLimit(db: Database, key: string): Promise<void> {
+  await db.delete(rateLimits).where(eq(rateLimits.key, key));
+}
