@@ -65,11 +65,7 @@ export function createApp(deps: AppDeps) {
     throw noRoute(c.req.method, c.req.path);
   });
   if (deps.assets) {
-    const assets = deps.assets;
-    app.use("*", async (c, next) => {
-      const served = await assets(c, next);
-      return served ?? undefined;
-    });
+    app.use("*", deps.assets);
   }
   app.notFound((c) => respondWithError(c, noRoute(c.req.method, c.req.path)));
   return app;

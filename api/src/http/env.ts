@@ -1,5 +1,5 @@
 import type { Database } from "@loadout/db";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
 import type { Logger } from "../logger";
 import type { Principal } from "../services/context";
@@ -23,7 +23,7 @@ export interface AppDeps {
   /** Runs work after the response is sent (Workers: ctx.waitUntil). */
   waitUntil?: (c: Context, work: Promise<unknown>) => void;
   /** Serves the console's static files for paths no route claims. */
-  assets?: (c: Context, next: () => Promise<void>) => Promise<Response | undefined | void>;
+  assets?: MiddlewareHandler;
   version?: string;
 }
 

@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+/** The Worker's bindings and variables (see infra/wrangler.jsonc). Validated once per isolate. */
+export const WorkerEnv = z
+  .object({
+    LOADOUT_SECRET_KEY: z
+      .string({ error: "LOADOUT_SECRET_KEY is not set: add it with `wrangler secret put LOADOUT_SECRET_KEY`" })
+      .min(32, "LOADOUT_SECRET_KEY must have at least 32 characters"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")
+      .optional(),
+    HYPERDRIVE: z
+      .object({ connectionString: z.string().min(1) }, { error: "HYPERDRIVE must be a Hyperdrive binding" })
+      .optional(),
+    LOADOUT_INSECURE_COOKIES: z.enum(["0", "1"]).default("0"),
+  })
+  .refine((env) => env.HYPERDRIVE || env.DATABASE_URL, {
+    message: "Bind HYPERDRIVE (production) or set DATABASE_URL: the Worker needs a Postgres database",
+    path: ["HYPERDRIVE"],
+  });
+
+export type WorkerEnv = z.infer<typeof WorkerEnv>;
+
+export function parseWorkerEnv(source: unknown): WorkerEnv {
+  const result = WorkerEnv.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`);
+    throw new Error(`Loadout's Worker is misconfigured: ${lines.join("; ")}`);
+  }
+  return result.data;
+}

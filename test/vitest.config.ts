@@ -1,0 +1,12 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "test",
+    include: ["src/**/*.test.ts"],
+    hookTimeout: 120_000,
+    testTimeout: 60_000,
+    // Browser and workerd tests start heavy processes; two cores do not profit from more.
+    maxWorkers: 2,
+  },
+});
