@@ -5,11 +5,11 @@ import { bytesToHex, randomBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** `bytes` random bytes as base62 (rejection sampling keeps every character equally likely). */
+/** `length` random base62 characters (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of randomBytes(Math.min(length * 2, 4096))) {
       if (byte < 248) out += BASE62.charAt(byte % 62);
       if (out.length === length) break;
     }
