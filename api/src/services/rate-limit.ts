@@ -27,7 +27,9 @@ export async function hitRateLimit(
   rule: RateLimitRule,
   now: Date,
 ): Promise<RateLimitResult> {
-  const expired = sql`${rateLimits.windowStart} <= ${new Date(now.getTime() - rule.windowSeconds * 1000)}`;
+  // Raw SQL parameters carry no column type, so timestamps travel as ISO text with a cast.
+  const cutoff = new Date(now.getTime() - rule.windowSeconds * 1000).toISOString();
+  const expired = sql`${rateLimits.windowStart} <= ${cutoff}::timestamptz`;
   const [row] = await db
     .insert(rateLimits)
     .values({ key, windowStart: now, count: 1 })
@@ -35,7 +37,7 @@ export async function hitRateLimit(
       target: rateLimits.key,
       set: {
         count: sql`case when ${expired} then 1 else ${rateLimits.count} + 1 end`,
-        windowStart: sql`case when ${expired} then ${now} else ${rateLimits.windowStart} end`,
+        windowStart: sql`case when ${expired} then ${now.toISOString()}::timestamptz else ${rateLimits.windowStart} end`,
       },
     })
     .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart });

@@ -1,0 +1,124 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The Worker bundle as wrangler builds it for deployment (same config as `npm run build -w
+ * @loadout/api`, into a scratch folder, plus esbuild's metafile to tell which input imports what).
+ */
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const apiDir = path.join(root, "api");
+const ours = ["api/src", "db/src", "workers/src"];
+const SIZE_BUDGET = 3 * 1024 * 1024;
+
+/** Modules workerd's nodejs_compat implements natively; anything else would be a polyfill or missing. */
+const NATIVE_NODE_MODULES = new Set([
+  "node:buffer",
+  "node:events",
+  "node:stream",
+  "node:crypto",
+  "node:util",
+  "node:async_hooks",
+  "node:string_decoder",
+  "node:process",
+  "node:path",
+  "node:url",
+  "node:assert",
+]);
+
+interface Metafile {
+  inputs: Record<string, { bytes: number; imports: { path: string; kind: string; external?: boolean }[] }>;
+}
+
+let outDir: string;
+let code: string;
+let meta: Metafile;
+
+beforeAll(() => {
+  outDir = mkdtempSync(path.join(tmpdir(), "loadout-worker-bundle-"));
+  mkdirSync(path.join(root, "web/out"), { recursive: true });
+  const wrangler = createRequire(path.join(apiDir, "package.json")).resolve("wrangler/bin/wrangler.js");
+  execFileSync(
+    process.execPath,
+    [
+      wrangler,
+      "deploy",
+      "--dry-run",
+      "--outdir",
+      outDir,
+      "--metafile",
+      path.join(outDir, "meta.json"),
+      "--config",
+      "../infra/wrangler.jsonc",
+    ],
+    {
+      cwd: apiDir,
+      stdio: "pipe",
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    },
+  );
+  code = readFileSync(path.join(outDir, "worker.js"), "utf8");
+  meta = JSON.parse(readFileSync(path.join(outDir, "meta.json"), "utf8"));
+});
+
+afterAll(() => {
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+/** A metafile input path (relative to api/) as a path from the repository root. */
+const fromRoot = (input: string) => path.relative(root, path.resolve(apiDir, input)).split(path.sep).join("/");
+const isOurs = (input: string) => ours.some((dir) => fromRoot(input).startsWith(`${dir}/`));
+
+/** `buffer` and `node:buffer` are the same module to a bundler; compare them in one spelling. */
+function asNodeModule(specifier: string): string | null {
+  const bare = specifier.replace(/^node:/, "");
+  if (specifier.startsWith("node:") || builtinModules.includes(bare)) return `node:${bare}`;
+  return null;
+}
+
+describe("the Worker bundle", () => {
+  it("does not contain PGlite", () => {
+    const inputs = Object.keys(meta.inputs);
+    expect(inputs.length).toBeGreaterThan(50);
+    expect(inputs.filter((input) => /pglite/i.test(input))).toEqual([]);
+    expect(code).not.toMatch(/pglite/i);
+  });
+
+  it("imports only Node modules that workerd provides natively", () => {
+    const specifiers = [
+      ...code.matchAll(/\b(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g),
+    ].map((m) => m[1] ?? "");
+    const nodeModules = [...new Set(specifiers.map(asNodeModule).filter((m): m is string => m !== null))].sort();
+    // postgres.js's Cloudflare build needs these; an empty list would mean the scan is broken.
+    expect(nodeModules).toEqual(expect.arrayContaining(["node:buffer", "node:events", "node:stream"]));
+    expect(nodeModules.filter((m) => !NATIVE_NODE_MODULES.has(m))).toEqual([]);
+  });
+
+  it("takes no Node module from our own code (api/src, db/src, workers/src)", () => {
+    const byInput: string[] = [];
+    for (const [input, { imports }] of Object.entries(meta.inputs)) {
+      for (const { path: specifier } of imports) {
+        const nodeModule = asNodeModule(specifier);
+        if (!nodeModule) continue;
+        byInput.push(`${fromRoot(input)} -> ${nodeModule}`);
+        expect(NATIVE_NODE_MODULES.has(nodeModule), `${fromRoot(input)} imports ${specifier}`).toBe(true);
+      }
+    }
+    expect(Object.keys(meta.inputs).some(isOurs)).toBe(true);
+    expect(byInput.filter((line) => ours.some((dir) => line.startsWith(`${dir}/`)))).toEqual([]);
+    expect(byInput.length).toBeGreaterThan(0);
+  });
+
+  it(`stays under ${SIZE_BUDGET / 1024} KiB`, () => {
+    const raw = Buffer.byteLength(code);
+    const gzip = gzipSync(code).byteLength;
+    console.log(`worker bundle: ${Math.round(raw / 1024)} KiB raw, ${Math.round(gzip / 1024)} KiB gzip`);
+    expect(raw).toBeLessThan(SIZE_BUDGET);
+  });
+});

@@ -1,0 +1,313 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { migratePostgresDatabase } from "@loadout/db/open";
+import { withDatabase } from "@loadout/db/testing";
+import { Miniflare } from "miniflare";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
+ * Postgres database: the Worker cannot use PGlite, so this file always needs the local Postgres.
+ */
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const outDir = path.join(root, "api/dist/worker");
+const scriptPath = path.join(outDir, "worker.js");
+const wranglerConfig = readFileSync(path.join(root, "infra/wrangler.jsonc"), "utf8");
+const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "";
+const secretKey = "worker-test-secret-key-0123456789abcdef";
+const password = "correct horse battery";
+const ours = ["api/src", "db/src", "workers/src"];
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_SEND_METRICS = "false";
+
+/**
+ * Test-only entry in front of the real Worker. Cloudflare's production runtime refuses PBKDF2
+ * above 100,000 iterations (NotSupportedError) while local workerd does not (workerd#1346), so
+ * this entry adds the same refusal; `/__test/pbkdf2-probe` proves the refusal is in force.
+ */
+const productionCapEntry = `
+import worker from "./worker.js";
+
+const subtle = crypto.subtle;
+const deriveBits = subtle.deriveBits.bind(subtle);
+const deriveKey = subtle.deriveKey.bind(subtle);
+function refuseLikeProduction(algorithm) {
+  const name = typeof algorithm === "string" ? algorithm : algorithm?.name;
+  if (String(name).toUpperCase() === "PBKDF2" && !(algorithm.iterations <= 100000)) {
+    throw new DOMException("PBKDF2 above 100000 iterations is not supported (" + algorithm.iterations + ")", "NotSupportedError");
+  }
+}
+subtle.deriveBits = (algorithm, ...rest) => { refuseLikeProduction(algorithm); return deriveBits(algorithm, ...rest); };
+subtle.deriveKey = (algorithm, ...rest) => { refuseLikeProduction(algorithm); return deriveKey(algorithm, ...rest); };
+
+async function probe(iterations) {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("probe"), "PBKDF2", false, ["deriveBits"]);
+  try {
+    await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: new Uint8Array(16), iterations }, key, 256);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, name: error.name };
+  }
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === "/__test/pbkdf2-probe") return Response.json(await probe(Number(url.searchParams.get("iterations"))));
+    return worker.fetch(request, env, ctx);
+  },
+};
+`;
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
+    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function buildWorkerIfStale() {
+  const sources = Math.max(
+    newestMtime(path.join(root, "api/src")),
+    newestMtime(path.join(root, "db/src")),
+    statSync(path.join(root, "infra/wrangler.jsonc")).mtimeMs,
+    statSync(path.join(root, "api/package.json")).mtimeMs,
+  );
+  if (existsSync(scriptPath) && statSync(scriptPath).mtimeMs >= sources) return;
+  // The assets directory must exist for wrangler to read the config, even before the console is built.
+  mkdirSync(path.join(root, "web/out"), { recursive: true });
+  execFileSync("npm", ["run", "build", "-w", "@loadout/api"], {
+    cwd: root,
+    stdio: "pipe",
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+  });
+}
+
+/** Hyperdrive's local binding insists on a password; trust authentication ignores it. */
+function withPassword(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.password) parsed.password = "unused";
+  return parsed.toString();
+}
+
+function startWorker(options: { bindings: Record<string, string>; hyperdrive?: string }): Miniflare {
+  return new Miniflare({
+    modules: [
+      { type: "ESModule", path: path.join(outDir, "production-cap-entry.js"), contents: productionCapEntry },
+      { type: "ESModule", path: scriptPath },
+    ],
+    modulesRoot: outDir,
+    compatibilityDate,
+    compatibilityFlags: ["nodejs_compat"],
+    ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
+    bindings: options.bindings,
+  });
+}
+
+const base = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const databaseName = `loadout_w_${randomBytes(6).toString("hex")}`;
+const databaseUrl = withDatabase(base, databaseName);
+const admin = postgres(base, { max: 1, onnotice: () => {} });
+let created = false;
+let mf: Miniflare | undefined;
+
+beforeAll(async () => {
+  buildWorkerIfStale();
+  await admin.unsafe(`create database "${databaseName}"`);
+  created = true;
+  await migratePostgresDatabase(databaseUrl);
+  mf = startWorker({
+    hyperdrive: databaseUrl,
+    bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1" },
+  });
+  await mf.ready;
+});
+
+afterAll(async () => {
+  await mf?.dispose();
+  if (created) await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
+  await admin.end({ timeout: 5 });
+});
+
+function worker(): Miniflare {
+  if (!mf) throw new Error("the Worker did not start");
+  return mf;
+}
+
+async function fetchJson(url: string, init: RequestInit = {}) {
+  const res = await worker().dispatchFetch(`http://loadout.test${url}`, init as never);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text };
+}
+
+function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetchJson(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const bearer = (secret: string) => ({ headers: { authorization: `Bearer ${secret}` } });
+
+async function signUpWithToken(email: string) {
+  const signUp = await postJson("/v1/auth/signup", { email, password, name: "Worker Test" });
+  expect(signUp.status, signUp.text).toBe(201);
+  const cookies = signUp.headers.getSetCookie();
+  const cookie = cookies.map((c) => c.split(";")[0] ?? "").join("; ");
+  const created = await postJson(
+    "/v1/tokens",
+    { name: "worker test", scopes: ["mcp", "admin"], expiresInDays: 1 },
+    { cookie, "x-csrf-token": signUp.body.csrfToken },
+  );
+  expect(created.status, created.text).toBe(201);
+  return { signUp, cookies, token: created.body.token as { id: string }, secret: created.body.secret as string };
+}
+
+describe("the built Worker in workerd", () => {
+  it("answers /healthz with 200 ok after reaching the database", async () => {
+    const res = await fetchJson("/healthz");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+  });
+
+  it("signs up, creates a token, serves /v1/me with it, and refuses it once revoked", async () => {
+    const { signUp, cookies, token, secret } = await signUpWithToken("ada@worker.example");
+    expect(signUp.body.user).toMatchObject({ email: "ada@worker.example", name: "Worker Test" });
+    expect(signUp.body.csrfToken).toEqual(expect.any(String));
+    const session = cookies.find((c) => c.startsWith("lo_session="));
+    expect(session).toMatch(/HttpOnly/i);
+    expect(session).not.toMatch(/Secure/i);
+    expect(cookies.some((c) => c.startsWith("lo_csrf="))).toBe(true);
+    expect(token.id).toMatch(/^tok_/);
+    expect(secret).toMatch(/^lo_/);
+
+    const me = await fetchJson("/v1/me", bearer(secret));
+    expect(me.status, me.text).toBe(200);
+    expect(me.body.user).toMatchObject({ email: "ada@worker.example" });
+    expect(me.body.workspaces).toHaveLength(1);
+    expect(me.body.principal.kind).toBe("token");
+
+    const revoked = await fetchJson(`/v1/tokens/${token.id}`, { method: "DELETE", ...bearer(secret) });
+    expect(revoked.status, revoked.text).toBe(204);
+
+    const refused = await fetchJson("/v1/me", bearer(secret));
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toMatchObject({ code: "unauthorized", requestId: expect.any(String) });
+    expect(refused.body.error.message).toEqual(expect.any(String));
+  });
+
+  it("serves requests back to back and in parallel (no I/O object crosses requests)", async () => {
+    const { secret } = await signUpWithToken("grace@worker.example");
+    for (let i = 0; i < 3; i++) {
+      const me = await fetchJson("/v1/me", bearer(secret));
+      expect(me.status, me.text).toBe(200);
+      expect(me.body.user.email).toBe("grace@worker.example");
+    }
+    const parallel = await Promise.all([
+      ...Array.from({ length: 5 }, () => fetchJson("/v1/me", bearer(secret))),
+      ...Array.from({ length: 3 }, () => fetchJson("/healthz")),
+    ]);
+    expect(parallel.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
+    expect(parallel.slice(0, 5).map((r) => r.body.user.email)).toEqual(Array(5).fill("grace@worker.example"));
+  });
+});
+
+describe("password hashing on the Worker (PBKDF2 is capped at 100,000 iterations in production)", () => {
+  it("the test entry refuses PBKDF2 above the cap, as production does", async () => {
+    expect((await fetchJson("/__test/pbkdf2-probe?iterations=100000")).body).toEqual({ ok: true });
+    expect((await fetchJson("/__test/pbkdf2-probe?iterations=600000")).body).toEqual({
+      ok: false,
+      name: "NotSupportedError",
+    });
+  });
+
+  it("signs up and logs in under that cap, and stores an scrypt hash with its parameters", async () => {
+    const email = "hash@worker.example";
+    const signUp = await postJson("/v1/auth/signup", { email, password });
+    expect(signUp.status, signUp.text).toBe(201);
+    const login = await postJson("/v1/auth/login", { email, password });
+    expect(login.status, login.text).toBe(200);
+
+    const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const rows = await db<{ password_hash: string }[]>`select password_hash from users where email = ${email}`;
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.password_hash).toMatch(/^scrypt\$ln=14,r=8,p=5\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
+    } finally {
+      await db.end({ timeout: 5 });
+    }
+  });
+
+  it("our code never asks for PBKDF2: not in api/src, db/src, workers/src, nor in their part of the bundle", () => {
+    const offenders: string[] = [];
+    const visit = (dir: string) => {
+      if (!existsSync(dir)) return;
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) visit(full);
+        else if (/\.[cm]?[jt]sx?$/.test(entry.name) && !entry.name.endsWith(".test.ts")) {
+          const code = readFileSync(full, "utf8")
+            .replace(/\/\*[\s\S]*?\*\//g, "")
+            .replace(/^\s*\/\/.*$/gm, "");
+          if (/pbkdf2/i.test(code)) offenders.push(path.relative(root, full));
+        }
+      }
+    };
+    for (const dir of ours) visit(path.join(root, dir));
+    expect(offenders).toEqual([]);
+
+    // esbuild marks each bundled file with a `// ../path` line; PBKDF2 may appear only where it is known to be safe.
+    const sections = readFileSync(scriptPath, "utf8").split(/^\/\/ (\.\.\/\S+)$/m);
+    const mentions = new Set<string>();
+    for (let i = 1; i < sections.length; i += 2) {
+      if (/pbkdf2/i.test(sections[i + 1] ?? "")) mentions.add(sections[i] ?? "");
+    }
+    expect([...mentions].filter((file) => ours.some((dir) => file.startsWith(`../${dir}/`)))).toEqual([]);
+    expect([...mentions].sort()).toEqual(
+      [
+        // postgres.js SCRAM-SHA-256 login: the Postgres server sets the count (4096 by default).
+        "../node_modules/postgres/cf/polyfills.js",
+        "../node_modules/postgres/cf/src/connection.js",
+        // scrypt's own single-iteration PBKDF2 steps, in plain JavaScript rather than WebCrypto.
+        "../node_modules/@noble/hashes/pbkdf2.js",
+        "../node_modules/@noble/hashes/scrypt.js",
+      ].sort(),
+    );
+  });
+});
+
+describe("a misconfigured Worker fails loudly", () => {
+  async function misconfigured(options: { bindings: Record<string, string>; hyperdrive?: string }) {
+    const broken = startWorker(options);
+    try {
+      const res = await broken.dispatchFetch("http://loadout.test/healthz");
+      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string } } };
+    } finally {
+      await broken.dispose();
+    }
+  }
+
+  it("answers 503 without HYPERDRIVE or DATABASE_URL", async () => {
+    const res = await misconfigured({ bindings: { LOADOUT_SECRET_KEY: secretKey } });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("unavailable");
+    expect(res.body.error.message).toMatch(/misconfigured/);
+  });
+
+  it("answers 503 without LOADOUT_SECRET_KEY", async () => {
+    const res = await misconfigured({ hyperdrive: databaseUrl, bindings: {} });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("unavailable");
+    expect(res.body.error.message).toMatch(/misconfigured/);
+  });
+});

@@ -1,0 +1,14 @@
+import { fileURLToPath } from "node:url";
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // The api serves web/out on its own origin: console, REST, MCP and OAuth share one origin.
+  output: "export",
+  trailingSlash: true,
+  images: { unoptimized: true },
+  reactStrictMode: true,
+  // next is hoisted to the monorepo's node_modules, so the bundler root is the repo root.
+  turbopack: { root: fileURLToPath(new URL("..", import.meta.url)) },
+};
+
+export default nextConfig;

@@ -1,0 +1,28 @@
+import { ApiError, type ErrorDetail, errorMessage } from "@/lib/api";
+
+type ErrorBannerProps = {
+  error: unknown;
+  // Details already shown next to their fields are left out here.
+  details?: ErrorDetail[];
+};
+
+export function ErrorBanner({ error, details }: ErrorBannerProps) {
+  if (error === null || error === undefined) return null;
+  const listed = details ?? (error instanceof ApiError ? error.details : []);
+  const requestId = error instanceof ApiError ? error.requestId : undefined;
+  return (
+    <div className="banner banner-error" role="alert">
+      <p className="banner-message">{errorMessage(error)}</p>
+      {listed.length > 0 && (
+        <ul className="banner-details">
+          {listed.map((detail) => (
+            <li key={`${detail.path}:${detail.message}`}>
+              {detail.path && <code>{detail.path}</code>} {detail.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {requestId && <p className="banner-meta">Request ID: {requestId}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,148 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { displayTokenPrefix, formatDate, formatDateTime } from "@/lib/format";
+import type { ApiToken } from "@/lib/types";
+
+type TokenTableProps = {
+  tokens: ApiToken[];
+  onRevoke: (token: ApiToken) => Promise<void>;
+};
+
+export function TokenTable({ tokens, onRevoke }: TokenTableProps) {
+  if (tokens.length === 0) {
+    return (
+      <div className="empty-state">
+        <p className="empty-title">No tokens yet</p>
+        <p>Create one above to connect an MCP client or a script.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="table-wrap">
+      <table className="table token-table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((token) => (
+            <TokenRow key={token.id} token={token} onRevoke={onRevoke} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Timestamp({ iso, empty }: { iso: string | null; empty: string }) {
+  if (!iso) return <span className="muted">{empty}</span>;
+  return (
+    <time dateTime={iso} title={formatDateTime(iso)}>
+      {formatDate(iso)}
+    </time>
+  );
+}
+
+function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: (token: ApiToken) => Promise<void> }) {
+  const [confirming, setConfirming] = useState(false);
+  const [revoking, setRevoking] = useState(false);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (confirming) cancelRef.current?.focus();
+  }, [confirming]);
+
+  const revoke = async () => {
+    setRevoking(true);
+    try {
+      await onRevoke(token);
+    } finally {
+      setRevoking(false);
+      setConfirming(false);
+    }
+  };
+
+  return (
+    <tr data-testid="token-row" className={token.status === "active" ? undefined : "row-inactive"}>
+      <th scope="row" data-label="Name">
+        <div className="token-id">
+          <span className="token-name">{token.name}</span>
+          <code className="token-prefix" title="Token prefix">
+            {displayTokenPrefix(token.prefix)}
+          </code>
+        </div>
+      </th>
+      <td data-label="Scopes" className="token-scopes">
+        <ul className="chips" aria-label="Scopes">
+          {token.scopes.map((scope) => (
+            <li key={scope} className="chip">
+              {scope}
+            </li>
+          ))}
+        </ul>
+      </td>
+      <td data-label="Workspace">
+        {token.workspace ? (
+          <span title={token.workspace.slug}>{token.workspace.name}</span>
+        ) : (
+          <span className="muted">All workspaces</span>
+        )}
+      </td>
+      <td data-label="Created" className="nowrap">
+        <Timestamp iso={token.createdAt} empty="—" />
+      </td>
+      <td data-label="Expires" className="nowrap">
+        <Timestamp iso={token.expiresAt} empty="Never" />
+      </td>
+      <td data-label="Last used" className="nowrap">
+        <Timestamp iso={token.lastUsedAt} empty="Never" />
+      </td>
+      <td data-label="Status">
+        <span className={`status status-${token.status}`} data-testid="token-status">
+          {token.status}
+        </span>
+      </td>
+      <td className="row-actions">
+        {token.status === "active" &&
+          (confirming ? (
+            <fieldset className="confirm" disabled={revoking}>
+              <legend className="visually-hidden">Revoke {token.name}?</legend>
+              <span className="confirm-question" aria-hidden="true">
+                Revoke?
+              </span>
+              <button type="button" className="button button-small button-danger" onClick={revoke}>
+                Yes, revoke
+              </button>
+              <button
+                type="button"
+                className="button button-small button-ghost"
+                ref={cancelRef}
+                onClick={() => setConfirming(false)}
+              >
+                Cancel
+              </button>
+            </fieldset>
+          ) : (
+            <button
+              type="button"
+              className="button button-small button-danger-outline"
+              onClick={() => setConfirming(true)}
+            >
+              Revoke
+            </button>
+          ))}
+      </td>
+    </tr>
+  );
+}
