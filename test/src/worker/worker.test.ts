@@ -7,7 +7,7 @@ import { migratePostgresDatabase } from "@loadout/db/open";
 import { withDatabase } from "@loadout/db/testing";
 import { Miniflare } from "miniflare";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -99,8 +99,15 @@ function withPassword(url: string): string {
   return parsed.toString();
 }
 
-function startWorker(options: { bindings: Record<string, string>; hyperdrive?: string }): Miniflare {
-  return new Miniflare({
+interface RunningWorker {
+  mf: Miniflare;
+  /** What the Worker wrote to its console, kept out of the test output unless a test fails. */
+  logs: string[];
+}
+
+function startWorker(options: { bindings: Record<string, string>; hyperdrive?: string }): RunningWorker {
+  const logs: string[] = [];
+  const mf = new Miniflare({
     modules: [
       { type: "ESModule", path: path.join(outDir, "production-cap-entry.js"), contents: productionCapEntry },
       { type: "ESModule", path: scriptPath },
@@ -110,7 +117,11 @@ function startWorker(options: { bindings: Record<string, string>; hyperdrive?: s
     compatibilityFlags: ["nodejs_compat"],
     ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
     bindings: options.bindings,
+    handleStructuredLogs: ({ level, message }) => {
+      logs.push(`${level}: ${message}`);
+    },
   });
+  return { mf, logs };
 }
 
 const base = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -118,29 +129,34 @@ const databaseName = `loadout_w_${randomBytes(6).toString("hex")}`;
 const databaseUrl = withDatabase(base, databaseName);
 const admin = postgres(base, { max: 1, onnotice: () => {} });
 let created = false;
-let mf: Miniflare | undefined;
+let running: RunningWorker | undefined;
 
 beforeAll(async () => {
   buildWorkerIfStale();
   await admin.unsafe(`create database "${databaseName}"`);
   created = true;
   await migratePostgresDatabase(databaseUrl);
-  mf = startWorker({
+  running = startWorker({
     hyperdrive: databaseUrl,
     bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1" },
   });
-  await mf.ready;
+  await running.mf.ready;
+});
+
+beforeEach(({ onTestFailed }) => {
+  const from = running?.logs.length ?? 0;
+  onTestFailed(() => console.log(`Worker console:\n${running?.logs.slice(from).join("\n")}`));
 });
 
 afterAll(async () => {
-  await mf?.dispose();
+  await running?.mf.dispose();
   if (created) await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
   await admin.end({ timeout: 5 });
 });
 
 function worker(): Miniflare {
-  if (!mf) throw new Error("the Worker did not start");
-  return mf;
+  if (!running) throw new Error("the Worker did not start");
+  return running.mf;
 }
 
 async function fetchJson(url: string, init: RequestInit = {}) {
@@ -290,10 +306,11 @@ describe("a misconfigured Worker fails loudly", () => {
   async function misconfigured(options: { bindings: Record<string, string>; hyperdrive?: string }) {
     const broken = startWorker(options);
     try {
-      const res = await broken.dispatchFetch("http://loadout.test/healthz");
-      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string } } };
+      const res = await broken.mf.dispatchFetch("http://loadout.test/healthz");
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      return { status: res.status, body, logs: broken.logs.join("\n") };
     } finally {
-      await broken.dispose();
+      await broken.mf.dispose();
     }
   }
 
@@ -302,6 +319,9 @@ describe("a misconfigured Worker fails loudly", () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("unavailable");
     expect(res.body.error.message).toMatch(/misconfigured/);
+    // The operator, not the caller, learns what is missing.
+    expect(res.logs).toMatch(/Bind HYPERDRIVE \(production\) or set DATABASE_URL/);
+    expect(res.body.error.message).not.toMatch(/HYPERDRIVE|DATABASE_URL/);
   });
 
   it("answers 503 without LOADOUT_SECRET_KEY", async () => {
@@ -309,5 +329,13 @@ describe("a misconfigured Worker fails loudly", () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("unavailable");
     expect(res.body.error.message).toMatch(/misconfigured/);
+    expect(res.logs).toMatch(/LOADOUT_SECRET_KEY is not set/);
+  });
+
+  it("answers 503 with a LOADOUT_SECRET_KEY shorter than 32 characters", async () => {
+    const res = await misconfigured({ hyperdrive: databaseUrl, bindings: { LOADOUT_SECRET_KEY: "too-short" } });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("unavailable");
+    expect(res.logs).toMatch(/at least 32 characters/);
   });
 });
