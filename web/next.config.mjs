@@ -7,6 +7,8 @@ const nextConfig = {
   trailingSlash: true,
   images: { unoptimized: true },
   reactStrictMode: true,
+  // The console shares pure rules and schemas with the API (TypeScript sources in the workspace).
+  transpilePackages: ["@loadout/api"],
   // next is hoisted to the monorepo's node_modules, so the bundler root is the repo root.
   turbopack: { root: fileURLToPath(new URL("..", import.meta.url)) },
 };

@@ -2,12 +2,12 @@ export const SCOPES = ["mcp", "skills:read", "skills:write", "servers:read", "se
 export type Scope = (typeof SCOPES)[number];
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  mcp: "Use the MCP endpoint.",
-  "skills:read": "Read skills and personas.",
+  mcp: "Use the MCP endpoint: connect Claude Code, Cursor, VS Code or Codex.",
+  "skills:read": "List and read skills and personas.",
   "skills:write": "Create, edit and remove skills and personas.",
-  "servers:read": "Read remote MCP server records (secrets stay masked).",
+  "servers:read": "List remote MCP servers and their tools (secrets stay masked).",
   "servers:write": "Add, edit, test and remove remote MCP servers.",
-  admin: "Manage API tokens, workspaces and members.",
+  admin: "Manage API tokens, workspaces and team members.",
 };
 
 export function isScope(value: string): value is Scope {

@@ -91,28 +91,24 @@ describe("the Worker bundle", () => {
   });
 
   it("imports only Node modules that workerd provides natively", () => {
-    const specifiers = [
-      ...code.matchAll(/\b(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g),
-    ].map((m) => m[1] ?? "");
-    const nodeModules = [...new Set(specifiers.map(asNodeModule).filter((m): m is string => m !== null))].sort();
-    // postgres.js's Cloudflare build needs these; an empty list would mean the scan is broken.
+    const inBundle = [...code.matchAll(/\b(?:from|import|require)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1] ?? "");
+    const inMetafile = Object.values(meta.inputs).flatMap(({ imports }) => imports.map((i) => i.path));
+    const nodeModules = [...new Set([...inBundle, ...inMetafile].map(asNodeModule).filter((m) => m !== null))].sort();
+    // postgres.js's Cloudflare build needs these; without them the scan itself would be broken.
     expect(nodeModules).toEqual(expect.arrayContaining(["node:buffer", "node:events", "node:stream"]));
     expect(nodeModules.filter((m) => !NATIVE_NODE_MODULES.has(m))).toEqual([]);
   });
 
   it("takes no Node module from our own code (api/src, db/src, workers/src)", () => {
-    const byInput: string[] = [];
-    for (const [input, { imports }] of Object.entries(meta.inputs)) {
-      for (const { path: specifier } of imports) {
+    const edges = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>
+      imports.flatMap(({ path: specifier }) => {
         const nodeModule = asNodeModule(specifier);
-        if (!nodeModule) continue;
-        byInput.push(`${fromRoot(input)} -> ${nodeModule}`);
-        expect(NATIVE_NODE_MODULES.has(nodeModule), `${fromRoot(input)} imports ${specifier}`).toBe(true);
-      }
-    }
-    expect(Object.keys(meta.inputs).some(isOurs)).toBe(true);
-    expect(byInput.filter((line) => ours.some((dir) => line.startsWith(`${dir}/`)))).toEqual([]);
-    expect(byInput.length).toBeGreaterThan(0);
+        return nodeModule ? [{ input, edge: `${fromRoot(input)} -> ${nodeModule}` }] : [];
+      }),
+    );
+    expect(Object.keys(meta.inputs).filter(isOurs).length).toBeGreaterThan(10);
+    expect(edges.length).toBeGreaterThan(0);
+    expect(edges.filter(({ input }) => isOurs(input)).map(({ edge }) => edge)).toEqual([]);
   });
 
   it(`stays under ${SIZE_BUDGET / 1024} KiB`, () => {

@@ -1,12 +1,7 @@
-// The token scopes the REST API accepts, with what each one lets a token do.
-export const TOKEN_SCOPES = [
-  { scope: "mcp", hint: "Use the MCP endpoint: connect Claude Code, Cursor, VS Code or Codex." },
-  { scope: "skills:read", hint: "List and read skills and personas." },
-  { scope: "skills:write", hint: "Create, edit and publish skills and personas." },
-  { scope: "servers:read", hint: "List remote MCP servers and their tools." },
-  { scope: "servers:write", hint: "Add, edit, test and remove remote MCP servers." },
-  { scope: "admin", hint: "Manage API tokens and team members." },
-] as const;
+import { SCOPE_DESCRIPTIONS, SCOPES } from "@loadout/api/domain/scopes";
+
+// The token scopes come from the API's own list, so the form can never offer one it refuses.
+export const TOKEN_SCOPES = SCOPES.map((scope) => ({ scope, hint: SCOPE_DESCRIPTIONS[scope] }));
 
 export const DEFAULT_SCOPES: readonly string[] = ["mcp"];
 

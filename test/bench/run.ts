@@ -1,0 +1,124 @@
+/**
+ * `npm run bench`: the foundation's figures.
+ * 1. Token-authenticated GET /v1/me at 50 concurrent connections for 10 s (after a 2 s warm-up),
+ *    on PGlite and on Postgres: requests/s, p50 and p99 latency, against the targets
+ *    (Postgres: ≥ 3,000 requests/s, p99 < 25 ms on 2 cores).
+ * 2. One password hash (scrypt N=2^14, r=8, p=5): Node's native scrypt and the portable one the
+ *    Worker runs, since Workers meter CPU per request.
+ */
+import { performance } from "node:perf_hooks";
+import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
+import { nodeScrypt } from "@loadout/api/entry/node-server";
+import autocannon from "autocannon";
+import postgres from "postgres";
+import { startServerProcess } from "./server-process";
+
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const PG_BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+interface Row {
+  engine: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function signUpAndToken(url: string): Promise<string> {
+  const signUp = await fetch(`${url}/v1/auth/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "bench@example.com", password: "correct horse battery" }),
+  });
+  if (signUp.status !== 201) throw new Error(`sign-up failed: ${signUp.status} ${await signUp.text()}`);
+  const cookies = signUp.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const csrf = cookies.find((c) => c?.startsWith("lo_csrf="))?.slice(8) ?? "";
+  const created = await fetch(`${url}/v1/tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: cookies.join("; "), "x-csrf-token": csrf },
+    body: JSON.stringify({ name: "bench", scopes: ["mcp"] }),
+  });
+  if (created.status !== 201) throw new Error(`token creation failed: ${created.status}`);
+  return ((await created.json()) as { secret: string }).secret;
+}
+
+function load(url: string, token: string, duration: number) {
+  return autocannon({
+    url: `${url}/v1/me`,
+    connections: CONNECTIONS,
+    duration,
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+async function measure(engine: string, env: Record<string, string>): Promise<Row> {
+  const server = await startServerProcess({ LOADOUT_LOG: "json", ...env });
+  try {
+    const token = await signUpAndToken(server.url);
+    const check = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    if (check.status !== 200) throw new Error(`GET /v1/me answered ${check.status}`);
+    await load(server.url, token, 2);
+    const result = await load(server.url, token, DURATION_S);
+    return {
+      engine,
+      rps: Math.round(result.requests.average),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.non2xx,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function withPostgresDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const admin = postgres(PG_BASE, { max: 1, onnotice: () => {} });
+  const name = `loadout_bench_${Date.now().toString(36)}`;
+  await admin.unsafe(`create database "${name}"`);
+  try {
+    const url = new URL(PG_BASE);
+    url.pathname = `/${name}`;
+    return await fn(url.toString());
+  } finally {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+}
+
+async function timeHash(label: string, hasher: ReturnType<typeof createPasswordHasher>) {
+  await hasher.hash("warm up password");
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const start = performance.now();
+    await hasher.hash("correct horse battery");
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { label, median: times[2] ?? 0 };
+}
+
+const rows: Row[] = [];
+rows.push(await measure("PGlite", {}));
+rows.push(await withPostgresDatabase((url) => measure("Postgres", { DATABASE_URL: url })));
+
+const pad = (s: string | number, n: number) => String(s).padStart(n);
+console.log(`\nGET /v1/me with an API token, ${CONNECTIONS} connections, ${DURATION_S} s (Node entry, JSON request logs on)`);
+console.log(`${"engine".padEnd(10)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("errors", 8)}   target (Postgres): ≥ 3000 req/s, p99 < 25 ms`);
+for (const r of rows) {
+  const verdict =
+    r.engine === "Postgres"
+      ? `${(r.rps / 3000).toFixed(2)}× the req/s target, p99 ${r.p99 < 25 ? "within" : "OVER"} target (${(r.p99 / 25).toFixed(2)}×)`
+      : "";
+  console.log(`${r.engine.padEnd(10)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.errors, 8)}   ${verdict}`);
+}
+
+const hashes = [
+  await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),
+  await timeHash("portable scrypt (Worker entry)", createPasswordHasher(nobleScrypt)),
+];
+console.log("\nOne password hash, scrypt N=2^14 r=8 p=5 (median of 5)");
+for (const h of hashes) console.log(`${h.label.padEnd(34)}${pad(h.median.toFixed(0), 6)} ms`);
+
+const pg = rows.find((r) => r.engine === "Postgres");
+if (pg && pg.errors > 0) process.exitCode = 1;

@@ -1,0 +1,32 @@
+import { parseNodeEnv } from "@loadout/api/entry/node-env";
+import { type RunningServer, startNodeServer } from "@loadout/api/entry/node-server";
+import { memoryLogger } from "@loadout/api/logger";
+import { createTestDatabase } from "@loadout/db/testing";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export interface TestServer extends RunningServer {
+  logs: ReturnType<typeof memoryLogger>["entries"];
+}
+
+/**
+ * The real Node entry on a random loopback port, on a fresh database (PGlite, or Postgres when
+ * DATABASE_URL is set), serving the built console from web/out.
+ */
+export async function startTestServer(): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
+  const logger = memoryLogger();
+  const env = parseNodeEnv({ LOADOUT_PORT: "0", LOADOUT_HOST: "127.0.0.1", LOADOUT_DATA_DIR: dataDir, LOADOUT_LOG: "silent" });
+  const server = await startNodeServer(env, { database, logger });
+  return {
+    ...server,
+    logs: logger.entries,
+    async close() {
+      await server.close();
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
