@@ -3,5 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: ["db", "api", "test"],
+    // Test files start databases, workerd and Chromium; two cores do not profit from more.
+    maxWorkers: 2,
   },
 });

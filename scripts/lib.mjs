@@ -21,14 +21,22 @@ export function newestMtime(dir) {
 /** Builds the console's static export when it is missing or older than its sources. */
 export function ensureConsoleBuilt() {
   const index = path.join(ROOT, "web/out/index.html");
-  const sources = Math.max(newestMtime(path.join(ROOT, "web/src")), statSync(path.join(ROOT, "web/next.config.mjs")).mtimeMs);
+  const sources = Math.max(
+    newestMtime(path.join(ROOT, "web/src")),
+    statSync(path.join(ROOT, "web/next.config.mjs")).mtimeMs,
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   console.log("Building the console (web/out); this happens on first run and after console changes…");
   run("npm", ["run", "build", "-w", "@loadout/web"]);
 }
 
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: "inherit", ...options, env: { ...process.env, ...options.env } });
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    stdio: "inherit",
+    ...options,
+    env: { ...process.env, ...options.env },
+  });
   if (result.status !== 0) {
     console.error(`\n✗ ${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}).`);
     process.exit(result.status ?? 1);

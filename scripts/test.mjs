@@ -31,7 +31,9 @@ const tests = spawnSync(
 try {
   const r = JSON.parse(readFileSync(report, "utf8"));
   const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  console.log(
+    `\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ""}`,
+  );
   if (r.numTotalTests === 0) {
     console.error("No test ran.");
     process.exit(1);

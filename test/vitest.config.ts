@@ -6,7 +6,5 @@ export default defineProject({
     include: ["src/**/*.test.ts"],
     hookTimeout: 120_000,
     testTimeout: 60_000,
-    // Browser and workerd tests start heavy processes; two cores do not profit from more.
-    maxWorkers: 2,
   },
 });

@@ -4,14 +4,19 @@ export interface Logger {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON object per line on stdout: what log collectors on every platform read. Callers never pass secrets. */
-export const jsonLogger: Logger = {
-  log(level, message, fields) {
-    const line = JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields });
-    if (level === "error") console.error(line);
-    else console.log(line);
-  },
-};
+/** One JSON object per line: what log collectors on every platform read. Callers never pass secrets. */
+export function jsonLineLogger(write: (line: string, level: LogLevel) => void): Logger {
+  return {
+    log(level, message, fields) {
+      write(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }), level);
+    },
+  };
+}
+
+/** JSON lines through the console: Workers' log pipeline reads it. */
+export const jsonLogger: Logger = jsonLineLogger((line, level) =>
+  level === "error" ? console.error(line) : console.log(line),
+);
 
 export const silentLogger: Logger = { log() {} };
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,26 +16,29 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-bench-"));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // Logs go to a file, not a pipe: draining a pipe would cost the load generator's process CPU.
+  const logFile = path.join(dataDir, "server.log");
+  const logFd = openSync(logFile, "w");
   const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
     cwd: ROOT,
     env: { ...process.env, LOADOUT_PORT: String(port), LOADOUT_DATA_DIR: dataDir, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", logFd, "inherit"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${seen}`)), 60_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      // Once started, keep draining stdout (the per-request log lines) without storing it.
-      if (seen === null) return;
-      seen += chunk.toString();
-      const match = /Loadout is running at (\S+)/.exec(seen);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}):\n${seen}`)));
+  closeSync(logFd);
+  let exited: number | null | undefined;
+  child.once("exit", (code) => {
+    exited = code;
   });
+  const deadline = Date.now() + 60_000;
+  let url: string | undefined;
+  while (!url) {
+    const seen = readFileSync(logFile, "utf8");
+    url = /Loadout is running at (\S+)/.exec(seen)?.[1];
+    if (url) break;
+    if (exited !== undefined || Date.now() > deadline)
+      throw new Error(`the server did not start (exit ${exited}):\n${seen}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     url,
     child,

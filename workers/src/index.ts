@@ -11,5 +11,10 @@ export interface UpstreamCallResult {
 
 export interface UpstreamProxy {
   listTools(serverId: string): Promise<unknown[]>;
-  callTool(serverId: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<UpstreamCallResult>;
+  callTool(
+    serverId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<UpstreamCallResult>;
 }

@@ -10,7 +10,7 @@ import type { OpenedDatabase } from "@loadout/db";
 import { openDatabase } from "@loadout/db/open";
 import { createApp } from "../app";
 import { createPasswordHasher, type ScryptImpl } from "../auth/password";
-import { jsonLogger, type Logger, silentLogger } from "../logger";
+import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import type { NodeEnv } from "./node-env";
 
@@ -53,8 +53,17 @@ export async function startNodeServer(
   const secretKey = env.LOADOUT_SECRET_KEY ?? localSecretKey(dataDir);
   const database =
     options.database ??
-    (await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: path.join(dataDir, "pglite"), max: 10 }));
-  const logger = options.logger ?? (env.LOADOUT_LOG === "silent" ? silentLogger : jsonLogger);
+    (await openDatabase({
+      databaseUrl: env.DATABASE_URL,
+      dataDir: path.join(dataDir, "pglite"),
+      max: env.LOADOUT_DB_POOL,
+    }));
+  // Straight to the stream: console.log's formatting costs more than the request it logs.
+  const logger =
+    options.logger ??
+    (env.LOADOUT_LOG === "silent"
+      ? silentLogger
+      : jsonLineLogger((line, level) => (level === "error" ? process.stderr : process.stdout).write(`${line}\n`)));
   const trustProxy = env.LOADOUT_TRUST_PROXY === "1";
   const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
 

@@ -1,10 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { parseNodeEnv } from "@loadout/api/entry/node-env";
 import { type RunningServer, startNodeServer } from "@loadout/api/entry/node-server";
 import { memoryLogger } from "@loadout/api/logger";
 import { createTestDatabase } from "@loadout/db/testing";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 
 export interface TestServer extends RunningServer {
   logs: ReturnType<typeof memoryLogger>["entries"];
@@ -18,7 +18,12 @@ export async function startTestServer(): Promise<TestServer> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
-  const env = parseNodeEnv({ LOADOUT_PORT: "0", LOADOUT_HOST: "127.0.0.1", LOADOUT_DATA_DIR: dataDir, LOADOUT_LOG: "silent" });
+  const env = parseNodeEnv({
+    LOADOUT_PORT: "0",
+    LOADOUT_HOST: "127.0.0.1",
+    LOADOUT_DATA_DIR: dataDir,
+    LOADOUT_LOG: "silent",
+  });
   const server = await startNodeServer(env, { database, logger });
   return {
     ...server,

@@ -24,7 +24,15 @@ let doc: Json;
 let ops: Operation[];
 const ALL_SCOPES = ["mcp", "skills:read", "skills:write", "servers:read", "servers:write", "admin"];
 
-const actor = {} as { user: TestUser; full: string; revoked: string; expired: string; narrowed: string; lacking: Map<string, string>; tokenId: string };
+const actor = {} as {
+  user: TestUser;
+  full: string;
+  revoked: string;
+  expired: string;
+  narrowed: string;
+  lacking: Map<string, string>;
+  tokenId: string;
+};
 const other = {} as { user: TestUser; teamSlug: string; tokenId: string };
 
 function operations(document: Json): Operation[] {
@@ -79,7 +87,9 @@ function sample(schema: unknown): unknown {
 }
 
 function bodyFor(op: Operation): unknown {
-  const schema = (((op.op.requestBody as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema;
+  const schema = (
+    ((op.op.requestBody as Json | undefined)?.content as Json | undefined)?.["application/json"] as Json | undefined
+  )?.schema;
   return schema ? sample(schema) : undefined;
 }
 
@@ -87,14 +97,22 @@ function bodyFor(op: Operation): unknown {
 function pathWith(op: Operation, values: Record<string, string>): string {
   return op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = values[name];
-    if (value === undefined) throw new Error(`the security suite has no value for path parameter {${name}} of ${op.method} ${op.path}; add one`);
+    if (value === undefined)
+      throw new Error(
+        `the security suite has no value for path parameter {${name}} of ${op.method} ${op.path}; add one`,
+      );
     return encodeURIComponent(value);
   });
 }
 
 const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-value", slug: "sample-value" });
 const foreign = () => ({ ws: other.teamSlug, id: other.tokenId, name: "sample-value", slug: "sample-value" });
-const missing = { ws: "no-such-workspace", id: "tok_01jzzzzzzzzzzzzzzzzzzzzzzz", name: "no-such-item", slug: "no-such-item" };
+const missing = {
+  ws: "no-such-workspace",
+  id: "tok_01jzzzzzzzzzzzzzzzzzzzzzzz",
+  name: "no-such-item",
+  slug: "no-such-item",
+};
 
 function call(op: Operation, path: string, secret?: string) {
   const body = bodyFor(op);
@@ -122,7 +140,10 @@ beforeAll(async () => {
   ops = operations(doc);
 
   actor.user = await TestUser.signUp(t.app, "actor@example.com");
-  const team = await actor.user.request("/v1/workspaces", { method: "POST", body: { slug: "actor-team", name: "Actor team" } });
+  const team = await actor.user.request("/v1/workspaces", {
+    method: "POST",
+    body: { slug: "actor-team", name: "Actor team" },
+  });
   expect(team.status).toBe(201);
   const full = await actor.user.createToken({ name: "full", scopes: ALL_SCOPES });
   actor.full = full.secret;
@@ -131,15 +152,23 @@ beforeAll(async () => {
   expect((await actor.user.request(`/v1/tokens/${revoked.token.id}`, { method: "DELETE" })).status).toBe(204);
   actor.revoked = revoked.secret;
   actor.expired = (await actor.user.createToken({ name: "expired", scopes: ALL_SCOPES, expiresInDays: 1 })).secret;
-  actor.narrowed = (await actor.user.createToken({ name: "narrowed", scopes: ALL_SCOPES, workspace: "actor-team" })).secret;
+  actor.narrowed = (
+    await actor.user.createToken({ name: "narrowed", scopes: ALL_SCOPES, workspace: "actor-team" })
+  ).secret;
   actor.lacking = new Map();
   for (const scope of ALL_SCOPES) {
-    actor.lacking.set(scope, (await actor.user.createToken({ name: `no ${scope}`, scopes: ALL_SCOPES.filter((s) => s !== scope) })).secret);
+    actor.lacking.set(
+      scope,
+      (await actor.user.createToken({ name: `no ${scope}`, scopes: ALL_SCOPES.filter((s) => s !== scope) })).secret,
+    );
   }
 
   other.user = await TestUser.signUp(t.app, "other@example.com");
   other.teamSlug = "other-team";
-  expect((await other.user.request("/v1/workspaces", { method: "POST", body: { slug: "other-team", name: "Other" } })).status).toBe(201);
+  expect(
+    (await other.user.request("/v1/workspaces", { method: "POST", body: { slug: "other-team", name: "Other" } }))
+      .status,
+  ).toBe(201);
   other.tokenId = (await other.user.createToken({ name: "other's", scopes: ["admin"] })).token.id;
 
   // Two days on: the one-day token has expired, the others have no expiry.

@@ -6,11 +6,21 @@ import type { AppDeps, AppEnv } from "../env";
  * Per-request context: a request id (echoed as X-Request-Id), the clock, a database from the
  * provider (released after the response), deferred work, and one structured log line.
  */
+// Request ids need to be unique, not secret: a random prefix per process (or isolate) and a counter.
+// The prefix is drawn on first use: Workers refuse random values in global scope.
+let prefix: string | undefined;
+let counter = 0;
+function nextRequestId(): string {
+  prefix ??= randomBase62(10);
+  counter = (counter + 1) % 2_176_782_336; // 36^6
+  return `req_${prefix}${counter.toString(36).padStart(6, "0")}`;
+}
+
 export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
   const clock = deps.clock ?? (() => new Date());
   return createMiddleware<AppEnv>(async (c, next) => {
     const started = performance.now();
-    const requestId = `req_${randomBase62(20)}`;
+    const requestId = nextRequestId();
     const { db, release } = deps.database.acquire();
     const deferred: Array<() => Promise<unknown>> = [];
     c.set("requestId", requestId);

@@ -10,11 +10,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  t.app.request(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  t.app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe("sign-up", () => {
   it("creates the user, a personal workspace, an owner membership and audit events; sets the cookies", async () => {
-    const res = await post("/v1/auth/signup", { email: " Ada@Example.com ", password: "correct horse battery", name: "Ada" });
+    const res = await post("/v1/auth/signup", {
+      email: " Ada@Example.com ",
+      password: "correct horse battery",
+      name: "Ada",
+    });
     expect(res.status).toBe(201);
     const body = await res.json();
     expect(body.user).toMatchObject({ email: "ada@example.com", name: "Ada" });
@@ -24,7 +32,11 @@ describe("sign-up", () => {
     expect(cookies.find((c) => c.startsWith("lo_session="))).toMatch(/SameSite=Lax/);
     expect(cookies.find((c) => c.startsWith("lo_csrf="))).not.toMatch(/HttpOnly/);
 
-    const [ws] = await t.database.db.select().from(workspaces).innerJoin(memberships, eq(memberships.workspaceId, workspaces.id)).where(eq(memberships.userId, body.user.id));
+    const [ws] = await t.database.db
+      .select()
+      .from(workspaces)
+      .innerJoin(memberships, eq(memberships.workspaceId, workspaces.id))
+      .where(eq(memberships.userId, body.user.id));
     expect(ws?.workspaces).toMatchObject({ slug: "ada", kind: "personal" });
     expect(ws?.memberships.role).toBe("owner");
     const events = await t.database.db.select().from(auditEvents).where(eq(auditEvents.actorUserId, body.user.id));
@@ -61,15 +73,29 @@ describe("sign-up", () => {
       ]),
     );
     const missing = await post("/v1/auth/signup", {});
-    expect((await missing.json()).error.details.map((d: { path: string }) => d.path).sort()).toEqual(["email", "password"]);
+    expect((await missing.json()).error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      "email",
+      "password",
+    ]);
   });
 
   it("refuses malformed JSON, non-JSON and oversized bodies with distinct errors", async () => {
-    const malformed = await t.app.request("/v1/auth/signup", { method: "POST", headers: { "content-type": "application/json" }, body: '{"email":' });
+    const malformed = await t.app.request("/v1/auth/signup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"email":',
+    });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error).toMatchObject({ code: "invalid_json", message: expect.stringContaining("not valid JSON") });
+    expect((await malformed.json()).error).toMatchObject({
+      code: "invalid_json",
+      message: expect.stringContaining("not valid JSON"),
+    });
 
-    const text = await t.app.request("/v1/auth/signup", { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" });
+    const text = await t.app.request("/v1/auth/signup", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "hello",
+    });
     expect(text.status).toBe(415);
 
     const big = await post("/v1/auth/signup", { email: "big@example.com", password: "x".repeat(1024 * 1024 + 10) });
@@ -79,7 +105,11 @@ describe("sign-up", () => {
   });
 
   it("refuses a cross-site sign-up", async () => {
-    const res = await post("/v1/auth/signup", { email: "x@example.com", password: "correct horse battery" }, { origin: "https://evil.example", host: "localhost" });
+    const res = await post(
+      "/v1/auth/signup",
+      { email: "x@example.com", password: "correct horse battery" },
+      { origin: "https://evil.example", host: "localhost" },
+    );
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe("csrf_failed");
   });
@@ -100,8 +130,16 @@ describe("log-in and log-out", () => {
   });
 
   it("answers a wrong password and an unknown email identically", async () => {
-    const wrong = await post("/v1/auth/login", { email: "grace@example.com", password: "not the password" }, { "x-test-address": "10.0.0.1" });
-    const unknown = await post("/v1/auth/login", { email: "nobody@example.com", password: "not the password" }, { "x-test-address": "10.0.0.1" });
+    const wrong = await post(
+      "/v1/auth/login",
+      { email: "grace@example.com", password: "not the password" },
+      { "x-test-address": "10.0.0.1" },
+    );
+    const unknown = await post(
+      "/v1/auth/login",
+      { email: "nobody@example.com", password: "not the password" },
+      { "x-test-address": "10.0.0.1" },
+    );
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     const a = (await wrong.json()).error;
@@ -127,10 +165,18 @@ describe("sign-in rate limits", () => {
   it("stops an account after 10 attempts in the window, from any address, with Retry-After", async () => {
     await TestUser.signUp(t.app, "target@example.com");
     for (let i = 0; i < 10; i++) {
-      const res = await post("/v1/auth/login", { email: "target@example.com", password: `guess number ${i}` }, { "x-test-address": `10.1.0.${i}` });
+      const res = await post(
+        "/v1/auth/login",
+        { email: "target@example.com", password: `guess number ${i}` },
+        { "x-test-address": `10.1.0.${i}` },
+      );
       expect(res.status).toBe(401);
     }
-    const blocked = await post("/v1/auth/login", { email: "target@example.com", password: "correct horse battery" }, { "x-test-address": "10.1.1.1" });
+    const blocked = await post(
+      "/v1/auth/login",
+      { email: "target@example.com", password: "correct horse battery" },
+      { "x-test-address": "10.1.1.1" },
+    );
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await blocked.json()).error.code).toBe("rate_limited");
@@ -138,12 +184,24 @@ describe("sign-in rate limits", () => {
 
   it("stops an address after 50 attempts across accounts", async () => {
     for (let i = 0; i < 50; i++) {
-      const res = await post("/v1/auth/login", { email: `spray${i}@example.com`, password: "whatever password" }, { "x-test-address": "10.9.9.9" });
+      const res = await post(
+        "/v1/auth/login",
+        { email: `spray${i}@example.com`, password: "whatever password" },
+        { "x-test-address": "10.9.9.9" },
+      );
       expect(res.status).toBe(401);
     }
-    const blocked = await post("/v1/auth/login", { email: "spray-last@example.com", password: "whatever password" }, { "x-test-address": "10.9.9.9" });
+    const blocked = await post(
+      "/v1/auth/login",
+      { email: "spray-last@example.com", password: "whatever password" },
+      { "x-test-address": "10.9.9.9" },
+    );
     expect(blocked.status).toBe(429);
-    const elsewhere = await post("/v1/auth/login", { email: "spray-last@example.com", password: "whatever password" }, { "x-test-address": "10.9.9.10" });
+    const elsewhere = await post(
+      "/v1/auth/login",
+      { email: "spray-last@example.com", password: "whatever password" },
+      { "x-test-address": "10.9.9.10" },
+    );
     expect(elsewhere.status).toBe(401);
   });
 });
@@ -163,10 +221,18 @@ describe("one-time setup link", () => {
       });
       expect(bad.status).toBe(403);
       const body = JSON.stringify({ token: secret, email: "first@example.com", password: "correct horse battery" });
-      const ok = await fresh.app.request("/v1/auth/setup", { method: "POST", headers: { "content-type": "application/json" }, body });
+      const ok = await fresh.app.request("/v1/auth/setup", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
       expect(ok.status).toBe(201);
       expect(ok.headers.getSetCookie().some((c) => c.startsWith("lo_session="))).toBe(true);
-      const again = await fresh.app.request("/v1/auth/setup", { method: "POST", headers: { "content-type": "application/json" }, body: body.replace("first@", "second@") });
+      const again = await fresh.app.request("/v1/auth/setup", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: body.replace("first@", "second@"),
+      });
       expect(again.status).toBe(403);
       expect(await fresh.database.db.select().from(users)).toHaveLength(1);
       expect((await (await fresh.app.request("/v1/auth/setup")).json()).required).toBe(false);

@@ -76,7 +76,10 @@ describe("API tokens", () => {
     expect(list.status).toBe(403);
     expect((await list.json()).error.code).toBe("insufficient_scope");
     const { secret: admin } = await ada.createToken({ name: "admin", scopes: ["admin"] });
-    const escalate = await t.app.request("/v1/tokens", bearer(admin, { method: "POST", body: { name: "x", scopes: ["admin", "servers:write"] } }));
+    const escalate = await t.app.request(
+      "/v1/tokens",
+      bearer(admin, { method: "POST", body: { name: "x", scopes: ["admin", "servers:write"] } }),
+    );
     expect(escalate.status).toBe(403);
     expect((await escalate.json()).error.message).toContain("servers:write");
   });
@@ -90,11 +93,20 @@ describe("API tokens", () => {
     expect(ws.workspaces.map((w: { slug: string }) => w.slug)).toEqual(["acme"]);
     expect((await t.app.request("/v1/workspaces/me", bearer(secret))).status).toBe(404);
     expect((await t.app.request("/v1/workspaces/acme", bearer(secret))).status).toBe(200);
-    const child = await t.app.request("/v1/tokens", bearer(secret, { method: "POST", body: { name: "child", scopes: ["admin"] } }));
+    const child = await t.app.request(
+      "/v1/tokens",
+      bearer(secret, { method: "POST", body: { name: "child", scopes: ["admin"] } }),
+    );
     expect((await child.json()).token.workspace).toEqual({ slug: "acme", name: "Acme" });
-    const escape = await t.app.request("/v1/tokens", bearer(secret, { method: "POST", body: { name: "escape", scopes: ["admin"], workspace: "ada" } }));
-    expect(escape.status).toBe(404);
-    const creates = await t.app.request("/v1/workspaces", bearer(secret, { method: "POST", body: { slug: "other", name: "Other" } }));
+    const escaped = await t.app.request(
+      "/v1/tokens",
+      bearer(secret, { method: "POST", body: { name: "escape", scopes: ["admin"], workspace: "ada" } }),
+    );
+    expect(escaped.status).toBe(404);
+    const creates = await t.app.request(
+      "/v1/workspaces",
+      bearer(secret, { method: "POST", body: { slug: "other", name: "Other" } }),
+    );
     expect(creates.status).toBe(403);
     const listed = await (await t.app.request("/v1/tokens", bearer(secret))).json();
     expect(listed.tokens.every((x: { workspace: { slug: string } | null }) => x.workspace?.slug === "acme")).toBe(true);
@@ -102,12 +114,18 @@ describe("API tokens", () => {
 
   it("refuses bad token input, naming each field, and stores nothing", async () => {
     const before = (await t.database.db.select().from(apiTokens)).length;
-    const res = await ada.request("/v1/tokens", { method: "POST", body: { name: "", scopes: ["mcp", "root"], expiresInDays: 999 } });
+    const res = await ada.request("/v1/tokens", {
+      method: "POST",
+      body: { name: "", scopes: ["mcp", "root"], expiresInDays: 999 },
+    });
     expect(res.status).toBe(400);
     const { error } = await res.json();
     expect(error.details.map((d: { path: string }) => d.path).sort()).toEqual(["expiresInDays", "name", "scopes.1"]);
     expect(error.message).toContain("each scope must be one of");
-    const unknownWs = await ada.request("/v1/tokens", { method: "POST", body: { name: "x", scopes: ["mcp"], workspace: "nope" } });
+    const unknownWs = await ada.request("/v1/tokens", {
+      method: "POST",
+      body: { name: "x", scopes: ["mcp"], workspace: "nope" },
+    });
     expect(unknownWs.status).toBe(404);
     expect((await t.database.db.select().from(apiTokens)).length).toBe(before);
   });

@@ -23,7 +23,10 @@ describe("workspaces", () => {
     const [event] = await t.database.db.select().from(auditEvents).where(eq(auditEvents.workspaceId, team.id));
     expect(event).toMatchObject({ action: "workspace.created", actorUserId: expect.stringMatching(/^usr_/) });
     const list = await (await ada.request("/v1/workspaces")).json();
-    expect(list.workspaces.map((w: { slug: string; kind: string }) => `${w.kind}:${w.slug}`)).toEqual(["personal:ada", "team:acme"]);
+    expect(list.workspaces.map((w: { slug: string; kind: string }) => `${w.kind}:${w.slug}`)).toEqual([
+      "personal:ada",
+      "team:acme",
+    ]);
     const me = await (await ada.request("/v1/me")).json();
     expect(me.workspaces).toHaveLength(2);
     expect(me.user.name).toBe("Ada");
@@ -72,7 +75,9 @@ describe("the HTTP surface", () => {
     expect(await (await t.app.request("/healthz")).json()).toEqual({ status: "ok" });
     const doc = await (await t.app.request("/v1/openapi.json")).json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/me", "/v1/tokens", "/v1/tokens/{id}", "/v1/workspaces/{ws}"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/v1/me", "/v1/tokens", "/v1/tokens/{id}", "/v1/workspaces/{ws}"]),
+    );
     expect(doc.paths["/v1/tokens"].post.security).toEqual([{ bearerAuth: ["admin"] }, { sessionCookie: [] }]);
     expect(doc.components.schemas.CreateTokenInput.properties.scopes).toBeDefined();
     const page = await t.app.request("/v1/docs");

@@ -1,9 +1,10 @@
 import { apiTokens, consoleSessions, type Database } from "@loadout/db";
-import { and, eq, gt } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { hashSecret, looksLikeApiToken } from "../../auth/secrets";
 import { isScope, SCOPES, type Scope } from "../../domain/scopes";
 import { AppError } from "../../errors";
 import type { Principal } from "../context";
+import { prepared } from "../prepared";
 
 /** How often, at most, a token's last-used time is written: it is a hint, not a log. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -21,19 +22,22 @@ export async function principalFromApiToken(db: Database, secret: string, now: D
       "The bearer token is not a Loadout API token (they start with lo_). Create one on the Tokens page.",
     );
   }
-  const [row] = await db
-    .select({
-      id: apiTokens.id,
-      userId: apiTokens.userId,
-      workspaceId: apiTokens.workspaceId,
-      scopes: apiTokens.scopes,
-      expiresAt: apiTokens.expiresAt,
-      revokedAt: apiTokens.revokedAt,
-      lastUsedAt: apiTokens.lastUsedAt,
-    })
-    .from(apiTokens)
-    .where(eq(apiTokens.secretHash, hashSecret(secret)))
-    .limit(1);
+  const [row] = await prepared(db, "token_by_secret", (d) =>
+    d
+      .select({
+        id: apiTokens.id,
+        userId: apiTokens.userId,
+        workspaceId: apiTokens.workspaceId,
+        scopes: apiTokens.scopes,
+        expiresAt: apiTokens.expiresAt,
+        revokedAt: apiTokens.revokedAt,
+        lastUsedAt: apiTokens.lastUsedAt,
+      })
+      .from(apiTokens)
+      .where(eq(apiTokens.secretHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("token_by_secret"),
+  ).execute({ hash: hashSecret(secret) });
   if (!row)
     throw new AppError("unauthorized", "This API token is not known. Check it was copied whole, or create a new one.");
   if (row.revokedAt)
@@ -68,11 +72,16 @@ export async function principalFromApiToken(db: Database, secret: string, now: D
 }
 
 export async function principalFromSession(db: Database, secret: string, now: Date): Promise<ResolvedPrincipal> {
-  const [row] = await db
-    .select({ id: consoleSessions.id, userId: consoleSessions.userId })
-    .from(consoleSessions)
-    .where(and(eq(consoleSessions.secretHash, hashSecret(secret)), gt(consoleSessions.expiresAt, now)))
-    .limit(1);
+  const [row] = await prepared(db, "session_by_secret", (d) =>
+    d
+      .select({ id: consoleSessions.id, userId: consoleSessions.userId, expiresAt: consoleSessions.expiresAt })
+      .from(consoleSessions)
+      .where(eq(consoleSessions.secretHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("session_by_secret"),
+  ).execute({ hash: hashSecret(secret) });
+  if (row && row.expiresAt <= now)
+    throw new AppError("unauthorized", "Your console session has expired. Sign in again.");
   if (!row) throw new AppError("unauthorized", "Your console session has ended. Sign in again.");
   const scopes: readonly Scope[] = SCOPES;
   return { principal: { kind: "session", userId: row.userId, sessionId: row.id, scopes, workspaceId: null } };
