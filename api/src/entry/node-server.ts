@@ -97,7 +97,11 @@ export async function startNodeServer(
     setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,
     database,
     async close() {
+      // Finish in-flight requests, then cut keep-alive connections that linger past 10 s.
+      const force = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), 10_000);
+      force.unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(force);
       if (!options.database) await database.close();
     },
   };

@@ -5,9 +5,11 @@ import { csrfTokenFor } from "../../auth/secrets";
 import { LogInInput, SessionResult, SetupInput, SignUpInput } from "../../schemas/accounts";
 import type { AccountUser } from "../../services/accounts/create-account";
 import { logIn } from "../../services/accounts/log-in";
-import { endSession, type NewSession } from "../../services/accounts/sessions";
+import { logOut } from "../../services/accounts/log-out";
+import type { NewSession } from "../../services/accounts/sessions";
 import { completeSetup, hasAnyAccount } from "../../services/accounts/setup";
 import { type AccountContext, signUp } from "../../services/accounts/sign-up";
+import { actionContext } from "../action-context";
 import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
 import type { AppEnv } from "../env";
 import { CSRF_COOKIE, SESSION_COOKIE } from "../middleware/auth";
@@ -115,8 +117,7 @@ export function registerAuth(app: OpenAPIHono<AppEnv>) {
   });
 
   app.openapi(logOutRoute, async (c) => {
-    const principal = c.get("principal");
-    if (principal?.kind === "session") await endSession(c.get("db"), principal.sessionId);
+    await logOut({ ctx: actionContext(c) });
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
     deleteCookie(c, CSRF_COOKIE, { path: "/" });
     return c.body(null, 204);

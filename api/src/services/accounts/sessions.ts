@@ -1,5 +1,4 @@
 import { consoleSessions, type Database, newId } from "@loadout/db";
-import { eq } from "drizzle-orm";
 import { hashSecret, newSessionSecret } from "../../auth/secrets";
 
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -27,8 +26,4 @@ export async function startSession(
     expiresAt,
   });
   return { sessionId, secret, expiresAt };
-}
-
-export async function endSession(db: Database, sessionId: string): Promise<void> {
-  await db.delete(consoleSessions).where(eq(consoleSessions.id, sessionId));
 }
