@@ -1,12 +1,11 @@
 import { connectPostgres } from "@loadout/db";
+import type { ExecutionContext } from "hono";
 import { createApp } from "./app";
 import { createPasswordHasher } from "./auth/password";
 import { parseWorkerEnv } from "./entry/worker-env";
 import { jsonLogger } from "./logger";
 
 type App = ReturnType<typeof createApp>;
-
-import type { ExecutionContext } from "hono";
 
 // One app per isolate (routes and keys are built once); a database connection per request,
 // because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections.

@@ -7,8 +7,8 @@
  *    Worker runs, since Workers meter CPU per request.
  */
 import { performance } from "node:perf_hooks";
+import { nodeScrypt } from "@loadout/api/auth/node-scrypt";
 import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
-import { nodeScrypt } from "@loadout/api/entry/node-server";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { startServerProcess } from "./server-process";

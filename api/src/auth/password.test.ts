@@ -1,17 +1,6 @@
-import { scrypt as nodeScryptCallback } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createPasswordHasher, nobleScrypt, OWASP_SCRYPT, type ScryptImpl } from "./password";
-
-const nodeScrypt: ScryptImpl = (password, salt, params) =>
-  new Promise((resolve, reject) =>
-    nodeScryptCallback(
-      password,
-      salt,
-      params.dkLen,
-      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r * params.p + 1024 * 1024 },
-      (error, key) => (error ? reject(error) : resolve(new Uint8Array(key))),
-    ),
-  );
+import { nodeScrypt } from "./node-scrypt";
+import { createPasswordHasher, nobleScrypt, OWASP_SCRYPT } from "./password";
 
 describe("password hashing", () => {
   const hasher = createPasswordHasher();

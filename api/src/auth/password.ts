@@ -25,8 +25,11 @@ export type ScryptImpl = (password: Uint8Array, salt: Uint8Array, params: Scrypt
 
 export const OWASP_SCRYPT: ScryptParams = { N: 2 ** 14, r: 8, p: 5, dkLen: 32 };
 
+/** scrypt needs 128·N·r bytes (plus 128·r·p); both implementations refuse less than this ceiling. */
+export const scryptMaxmem = (params: ScryptParams) => 256 * params.N * params.r * params.p + 1024 * 1024;
+
 export const nobleScrypt: ScryptImpl = (password, salt, params) =>
-  scryptAsync(password, salt, { ...params, maxmem: 256 * params.N * params.r * params.p + 1024 * 1024, asyncTick: 20 });
+  scryptAsync(password, salt, { ...params, maxmem: scryptMaxmem(params), asyncTick: 20 });
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;

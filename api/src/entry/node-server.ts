@@ -1,4 +1,4 @@
-import { randomBytes, scrypt } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -9,24 +9,13 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenedDatabase } from "@loadout/db";
 import { openDatabase } from "@loadout/db/open";
 import { createApp } from "../app";
-import { createPasswordHasher, type ScryptImpl } from "../auth/password";
+import { nodeScrypt } from "../auth/node-scrypt";
+import { createPasswordHasher } from "../auth/password";
 import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import type { NodeEnv } from "./node-env";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
-
-/** Node's native scrypt: same bytes as the portable one, computed on the thread pool. */
-export const nodeScrypt: ScryptImpl = (password, salt, params) =>
-  new Promise((resolve, reject) =>
-    scrypt(
-      password,
-      salt,
-      params.dkLen,
-      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r * params.p + 1024 * 1024 },
-      (error, key) => (error ? reject(error) : resolve(new Uint8Array(key))),
-    ),
-  );
 
 /** Local mode keeps a generated key in the data folder, created once with owner-only permissions. */
 export function localSecretKey(dataDir: string): string {

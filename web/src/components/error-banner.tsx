@@ -10,9 +10,16 @@ export function ErrorBanner({ error, details }: ErrorBannerProps) {
   if (error === null || error === undefined) return null;
   const listed = details ?? (error instanceof ApiError ? error.details : []);
   const requestId = error instanceof ApiError ? error.requestId : undefined;
+  // The API's message repeats every detail; when the details are shown, a short lead-in reads better.
+  const hasDetails = error instanceof ApiError && error.details.length > 0;
+  const message = hasDetails
+    ? listed.length > 0
+      ? "Check these fields:"
+      : "Check the highlighted fields."
+    : errorMessage(error);
   return (
     <div className="banner banner-error" role="alert">
-      <p className="banner-message">{errorMessage(error)}</p>
+      <p className="banner-message">{message}</p>
       {listed.length > 0 && (
         <ul className="banner-details">
           {listed.map((detail) => (

@@ -4,6 +4,7 @@ import { AppError } from "../../errors";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { ActionContext } from "../context";
 import { prepared } from "../prepared";
+import { workspaceColumns } from "../workspaces/access";
 import type { AccountUser } from "./create-account";
 
 /** The caller and the workspaces it reaches, in one round trip (this is the hottest REST read). */
@@ -19,14 +20,7 @@ export async function getMe({
         email: users.email,
         name: users.name,
         createdAt: users.createdAt,
-        workspace: {
-          id: workspaces.id,
-          slug: workspaces.slug,
-          name: workspaces.name,
-          kind: workspaces.kind,
-          role: memberships.role,
-          createdAt: workspaces.createdAt,
-        },
+        workspace: workspaceColumns,
       })
       .from(users)
       .leftJoin(

@@ -4,6 +4,16 @@ import { notFound } from "../../errors";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { Principal } from "../context";
 
+/** A workspace as a member sees it: with the member's role. */
+export const workspaceColumns = {
+  id: workspaces.id,
+  slug: workspaces.slug,
+  name: workspaces.name,
+  kind: workspaces.kind,
+  role: memberships.role,
+  createdAt: workspaces.createdAt,
+};
+
 /**
  * The workspaces a principal reaches: every membership of its user, or only the one a token
  * is narrowed to (and only while the user still belongs to it).
@@ -12,14 +22,7 @@ export async function reachableWorkspaces(db: Database, principal: Principal): P
   const conditions = [eq(memberships.userId, principal.userId)];
   if (principal.workspaceId) conditions.push(eq(memberships.workspaceId, principal.workspaceId));
   const rows = await db
-    .select({
-      id: workspaces.id,
-      slug: workspaces.slug,
-      name: workspaces.name,
-      kind: workspaces.kind,
-      role: memberships.role,
-      createdAt: workspaces.createdAt,
-    })
+    .select(workspaceColumns)
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
     .where(and(...conditions))
@@ -36,14 +39,7 @@ export async function resolveWorkspace(db: Database, principal: Principal, ws: s
   conditions.push(ws === "me" ? eq(workspaces.kind, "personal") : eq(workspaces.slug, ws));
   if (principal.workspaceId) conditions.push(eq(workspaces.id, principal.workspaceId));
   const [row] = await db
-    .select({
-      id: workspaces.id,
-      slug: workspaces.slug,
-      name: workspaces.name,
-      kind: workspaces.kind,
-      role: memberships.role,
-      createdAt: workspaces.createdAt,
-    })
+    .select(workspaceColumns)
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
     .where(and(...conditions))
