@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { secureHeaders } from "hono/secure-headers";
 import { deriveKey } from "./auth/secrets";
 import { AppError } from "./errors";
 import type { AppDeps, AppEnv } from "./http/env";
@@ -29,6 +30,8 @@ export function createApp(deps: AppDeps) {
   const csrfKey = deriveKey(deps.secretKey, "csrf");
 
   app.use("*", requestContext(deps, csrfKey));
+  // Nothing of Loadout's may be framed (the consent page will be a clickjacking target) or sniffed.
+  app.use("*", secureHeaders({ xFrameOptions: "DENY", referrerPolicy: "strict-origin-when-cross-origin" }));
   app.onError((error, c) => respondWithError(c, error));
 
   registerHealth(app);

@@ -19,6 +19,7 @@ const PG_BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/
 
 interface Row {
   engine: string;
+  login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
   p99: number;
@@ -52,16 +53,46 @@ function load(url: string, token: string, duration: number) {
   });
 }
 
+/**
+ * A wrong password and an unknown email must cost the same time (one scrypt either way), so that
+ * timing does not tell which emails have accounts. Addresses vary (X-Forwarded-For, trusted here)
+ * and attempts spread over accounts, so the rate limits stay out of the way.
+ */
+async function loginTimings(url: string): Promise<{ wrong: number; unknown: number }> {
+  const attempt = async (email: string, i: number) => {
+    const start = performance.now();
+    const res = await fetch(`${url}/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `10.0.${Math.floor(i / 200)}.${i % 200}` },
+      body: JSON.stringify({ email, password: "not the password at all" }),
+    });
+    if (res.status !== 401) throw new Error(`login answered ${res.status}`);
+    await res.arrayBuffer();
+    return performance.now() - start;
+  };
+  const wrong: number[] = [];
+  const unknown: number[] = [];
+  // Eight of each (the account allows ten attempts per window), alternating so drift hits both alike.
+  for (let i = 0; i < 8; i++) {
+    wrong.push(await attempt("bench@example.com", 2 * i));
+    unknown.push(await attempt(`nobody-${i}@example.com`, 2 * i + 1));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  return { wrong: median(wrong), unknown: median(unknown) };
+}
+
 async function measure(engine: string, env: Record<string, string>): Promise<Row> {
-  const server = await startServerProcess({ LOADOUT_LOG: "json", ...env });
+  const server = await startServerProcess({ LOADOUT_LOG: "json", LOADOUT_TRUST_PROXY: "1", ...env });
   try {
     const token = await signUpAndToken(server.url);
     const check = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
     if (check.status !== 200) throw new Error(`GET /v1/me answered ${check.status}`);
     await load(server.url, token, 2);
     const result = await load(server.url, token, DURATION_S);
+    const login = await loginTimings(server.url);
     return {
       engine,
+      login,
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -115,6 +146,13 @@ for (const r of rows) {
       ? `${(r.rps / 3000).toFixed(2)}× the req/s target, p99 ${r.p99 < 25 ? "within" : "OVER"} target (${(r.p99 / 25).toFixed(2)}×)`
       : "";
   console.log(`${r.engine.padEnd(10)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p99, 9)}${pad(r.errors, 8)}   ${verdict}`);
+}
+
+console.log("\nSign-in refused (median of 8 each): the answer must not tell whether the email has an account");
+for (const r of rows) {
+  console.log(
+    `${r.engine.padEnd(10)} wrong password ${r.login.wrong.toFixed(0)} ms   unknown email ${r.login.unknown.toFixed(0)} ms   ratio ${(r.login.unknown / r.login.wrong).toFixed(2)}`,
+  );
 }
 
 const hashes = [

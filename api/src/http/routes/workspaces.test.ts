@@ -89,5 +89,7 @@ describe("the HTTP surface", () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.message).toContain("/v1/openapi.json");
     expect(missing.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(missing.headers.get("x-frame-options")).toBe("DENY");
+    expect(missing.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });
