@@ -11,6 +11,8 @@ export const ID_PREFIXES = {
   token: "tok",
   event: "evt",
   skill: "skl",
+  skillVersion: "skv",
+  project: "prj",
   server: "srv",
 } as const;
 

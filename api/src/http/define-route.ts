@@ -22,7 +22,7 @@ const errorResponse = (description: string) => ({
 export function defineRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(
   access: Access,
   config: R,
-  options: { bodyLimit?: number } = {},
+  options: { bodyLimit?: number; rawBody?: readonly string[] } = {},
 ) {
   const middleware: MiddlewareHandler<AppEnv>[] = [];
   const hasBody = Boolean(config.request?.body);
@@ -31,7 +31,7 @@ export function defineRoute<const R extends Omit<RouteConfig, "security" | "midd
   } else {
     middleware.push(requireAuth(access.scope));
   }
-  if (hasBody) middleware.push(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  if (hasBody) middleware.push(jsonBody(options.bodyLimit ?? DEFAULT_BODY_LIMIT, options.rawBody));
 
   const errors = {
     ...(hasBody || config.request?.params || config.request?.query

@@ -34,6 +34,8 @@ export interface AppVariables {
   principal: Principal | undefined;
   deps: AppDeps;
   csrfKey: Uint8Array;
+  /** A raw request body of a media type the route accepts besides JSON (an archive upload). */
+  rawBody: Uint8Array | undefined;
   /** Schedules work after the response; errors are logged, never thrown at the client. */
   defer: (work: () => Promise<unknown>) => void;
 }

@@ -7,19 +7,33 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /**
  * Reads a JSON body within `limit` bytes and parses it once, so that too-large, mistyped and
  * malformed bodies each get an error that says which problem it is. The validator reuses the
- * cached body.
+ * cached body. A route may also take raw bodies of the `raw` media types (an archive upload):
+ * those bytes are left in `c.var.rawBody`.
  */
-export function jsonBody(limit: number = DEFAULT_BODY_LIMIT) {
+export function jsonBody(limit: number = DEFAULT_BODY_LIMIT, raw: readonly string[] = []) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? "NaN");
     if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
     const type = c.req.header("content-type") ?? "";
-    const text = await readLimited(c.req.raw, limit);
+    const essence = type.split(";")[0]?.trim().toLowerCase() ?? "";
+    if (raw.includes(essence)) {
+      const bytes = await readLimited(c.req.raw, limit);
+      if (bytes.byteLength === 0)
+        throw new AppError("invalid_request", `The request body is empty: send the ${essence} bytes.`);
+      c.set("rawBody", bytes);
+      await next();
+      return;
+    }
+    const text = new TextDecoder().decode(await readLimited(c.req.raw, limit));
     if (text.trim() === "") {
       throw new AppError("invalid_request", "The request body is empty: send a JSON object.");
     }
     if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-      throw new AppError("unsupported_media_type", "Send the body as JSON with `Content-Type: application/json`.");
+      const also = raw.length ? ` (or ${raw.join(", ")})` : "";
+      throw new AppError(
+        "unsupported_media_type",
+        `Send the body as JSON with \`Content-Type: application/json\`${also}.`,
+      );
     }
     try {
       JSON.parse(text);
@@ -32,8 +46,8 @@ export function jsonBody(limit: number = DEFAULT_BODY_LIMIT) {
   });
 }
 
-async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -53,7 +67,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     all.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 function tooLarge(limit: number): AppError {

@@ -29,6 +29,7 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
     c.set("deps", deps);
     c.set("csrfKey", csrfKey);
     c.set("principal", undefined);
+    c.set("rawBody", undefined);
     c.set("defer", (work) => deferred.push(work));
     try {
       await next();

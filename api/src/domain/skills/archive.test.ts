@@ -1,0 +1,143 @@
+import { BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from "@zip.js/zip.js";
+import { describe, expect, it } from "vitest";
+import { readSkillArchive } from "./archive";
+
+const LIMITS = { maxFiles: 512, maxTotalBytes: 16 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024 };
+const DOC = "---\nname: demo\ndescription: A demo skill\n---\n\nDo the thing.\n";
+
+type Entry = { name: string; text?: string; bytes?: Uint8Array; options?: Record<string, unknown> };
+
+async function zip(entries: Entry[], options: Record<string, unknown> = {}): Promise<Uint8Array> {
+  const writer = new ZipWriter(new BlobWriter("application/zip"), options);
+  for (const e of entries) {
+    const reader = e.bytes ? new Uint8ArrayReader(e.bytes) : new TextReader(e.text ?? "");
+    await writer.add(e.name, reader, e.options);
+  }
+  return new Uint8Array(await (await writer.close()).arrayBuffer());
+}
+
+describe("readSkillArchive", () => {
+  it("reads a skill folder at the root, bytes intact", async () => {
+    const png = Uint8Array.from({ length: 300 }, (_, i) => (i * 37) % 256);
+    const result = await readSkillArchive(
+      await zip([
+        { name: "SKILL.md", text: DOC },
+        { name: "references/guide.md", text: "# Guide\r\n" },
+        { name: "assets/logo.png", bytes: png },
+      ]),
+      "SKILL.md",
+      LIMITS,
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect([...result.files.keys()].sort()).toEqual(["SKILL.md", "assets/logo.png", "references/guide.md"]);
+    expect(new TextDecoder().decode(result.files.get("references/guide.md"))).toBe("# Guide\r\n");
+    expect(result.files.get("assets/logo.png")).toEqual(png);
+  });
+
+  it("strips one top-level folder and Finder's junk", async () => {
+    const result = await readSkillArchive(
+      await zip([
+        { name: "demo/SKILL.md", text: DOC },
+        { name: "demo/scripts/run.sh", text: "#!/bin/sh\necho hi\n" },
+        { name: "__MACOSX/demo/._SKILL.md", text: "junk" },
+        { name: "demo/.DS_Store", text: "junk" },
+      ]),
+      "SKILL.md",
+      LIMITS,
+    );
+    expect(result.ok && [...result.files.keys()].sort()).toEqual(["SKILL.md", "scripts/run.sh"]);
+  });
+
+  it.each([
+    [
+      "a symlink",
+      [
+        { name: "SKILL.md", text: DOC },
+        { name: "link", text: "/etc/passwd", options: { unixMode: 0o120777 } },
+      ],
+      "symbolic link",
+    ],
+    [
+      "a nested archive",
+      [
+        { name: "SKILL.md", text: DOC },
+        { name: "vendor/tools.zip", text: "PK" },
+      ],
+      "archive inside the archive",
+    ],
+    ["no SKILL.md", [{ name: "README.md", text: "hi" }], "has no SKILL.md"],
+    [
+      "two top-level folders",
+      [
+        { name: "a/SKILL.md", text: DOC },
+        { name: "b/x.md", text: "x" },
+      ],
+      "has no SKILL.md",
+    ],
+  ] as const)("refuses %s", async (_, entries, message) => {
+    const result = await readSkillArchive(await zip([...entries]), "SKILL.md", LIMITS);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.status).toBe("invalid");
+    expect(result.problems.map((p) => p.message).join(" ")).toContain(message);
+  });
+
+  it("refuses encrypted entries", async () => {
+    const bytes = await zip([{ name: "SKILL.md", text: DOC }], { password: "hunter22", zipCrypto: true });
+    const result = await readSkillArchive(bytes, "SKILL.md", LIMITS);
+    expect(result.ok || result.problems[0]?.message).toContain("encrypted");
+  });
+
+  it("refuses a zip bomb from its declared sizes, before inflating", async () => {
+    const zeros = new Uint8Array(20 * 1024 * 1024);
+    const bytes = await zip([
+      { name: "SKILL.md", text: DOC },
+      { name: "zeros.bin", bytes: zeros },
+    ]);
+    expect(bytes.byteLength).toBeLessThan(200_000);
+    const result = await readSkillArchive(bytes, "SKILL.md", LIMITS);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.status).toBe("too_large");
+      expect(result.problems[0]?.message).toMatch(/unpacks to 20\.0 MiB/);
+    }
+  });
+
+  it("stops inflating at the declared size when the headers lie", async () => {
+    const big = new TextEncoder().encode("A".repeat(100_000));
+    const bytes = await zip([
+      { name: "SKILL.md", text: DOC },
+      { name: "big.txt", bytes: big },
+    ]);
+    // Rewrite big.txt's uncompressed size (local header and central directory) to 10 bytes.
+    const view = new DataView(bytes.buffer);
+    let patched = 0;
+    for (let i = 0; i < bytes.length - 4; i++) {
+      const sig = view.getUint32(i, true);
+      if (sig === 0x04034b50 && view.getUint32(i + 22, true) === 100_000) {
+        view.setUint32(i + 22, 10, true);
+        patched++;
+      }
+      if (sig === 0x02014b50 && view.getUint32(i + 24, true) === 100_000) {
+        view.setUint32(i + 24, 10, true);
+        patched++;
+      }
+    }
+    expect(patched).toBeGreaterThanOrEqual(1);
+    const result = await readSkillArchive(bytes, "SKILL.md", LIMITS);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems[0]?.message).toMatch(/could not be unpacked/);
+  });
+
+  it("refuses too many files and bytes that are not a zip", async () => {
+    const many = await zip([
+      { name: "SKILL.md", text: DOC },
+      ...Array.from({ length: 5 }, (_, i) => ({ name: `f${i}.md`, text: "x" })),
+    ]);
+    const result = await readSkillArchive(many, "SKILL.md", { ...LIMITS, maxFiles: 5 });
+    expect(!result.ok && result.status).toBe("too_large");
+    const garbage = await readSkillArchive(new TextEncoder().encode("not a zip at all"), "SKILL.md", LIMITS);
+    expect(!garbage.ok && garbage.problems[0]?.message).toMatch(/not a readable zip archive/);
+  });
+});

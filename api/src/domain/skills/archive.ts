@@ -1,0 +1,150 @@
+import { configure, type FileEntry, Uint8ArrayReader, Writer, ZipReader } from "@zip.js/zip.js";
+
+// No web workers: the API runs in Node and in Workers isolates, which have none to spare.
+configure({ useWebWorkers: false });
+
+export interface ArchiveLimits {
+  maxFiles: number;
+  maxTotalBytes: number;
+  maxFileBytes: number;
+}
+
+export interface ArchiveProblem {
+  path: string;
+  message: string;
+}
+
+export type ArchiveResult =
+  | { ok: true; files: Map<string, Uint8Array> }
+  | { ok: false; status: "invalid" | "too_large"; problems: ArchiveProblem[] };
+
+const NESTED_ARCHIVE = /\.(zip|skill|jar|war|tar|tgz|gz|bz2|xz|7z|rar|zst)$/i;
+/** Finder and Explorer leave these in archives; they are never part of a skill. */
+const JUNK = /(^|\/)(__MACOSX\/|\.DS_Store$|Thumbs\.db$|desktop\.ini$)/;
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** Counts inflated bytes and stops at the limit, whatever the archive's headers claimed. */
+class LimitedWriter extends Writer<Uint8Array> {
+  private chunks: Uint8Array[] = [];
+  private written = 0;
+  constructor(private readonly limit: number) {
+    super();
+  }
+  override async writeUint8Array(array: Uint8Array): Promise<void> {
+    this.written += array.byteLength;
+    if (this.written > this.limit) throw new RangeError("inflated past its declared size");
+    this.chunks.push(array);
+  }
+  override async getData(): Promise<Uint8Array> {
+    const out = new Uint8Array(this.written);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return out;
+  }
+}
+
+/**
+ * Reads a `.zip`/`.skill` archive of one skill folder into relative paths and bytes. Every entry
+ * is checked from the central directory before anything is inflated: symlinks, nested archives,
+ * encrypted entries, and declared sizes over the limits are refused; inflation then stops at the
+ * declared size, so a lying header cannot turn into a zip bomb. The folder may sit at the root or
+ * inside one top-level directory (`my-skill/SKILL.md`). Paths are validated by the caller.
+ */
+export async function readSkillArchive(
+  bytes: Uint8Array,
+  docName: string,
+  limits: ArchiveLimits,
+): Promise<ArchiveResult> {
+  let reader: ZipReader<unknown>;
+  let entries: Awaited<ReturnType<ZipReader<unknown>["getEntries"]>>;
+  try {
+    reader = new ZipReader(new Uint8ArrayReader(bytes));
+    entries = await reader.getEntries();
+  } catch (error) {
+    return invalid(
+      "(archive)",
+      `This is not a readable zip archive (${(error as Error).message}). Zip the skill's folder and upload the .zip or .skill file.`,
+    );
+  }
+  const files = entries.filter((e): e is FileEntry => !e.directory && !JUNK.test(e.filename));
+  const problems: ArchiveProblem[] = [];
+  for (const entry of files) {
+    const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+    if (mode === S_IFLNK)
+      problems.push({ path: entry.filename, message: "is a symbolic link; archives may hold only regular files" });
+    else if (entry.encrypted)
+      problems.push({ path: entry.filename, message: "is encrypted; upload an archive without a password" });
+    else if (NESTED_ARCHIVE.test(entry.filename))
+      problems.push({
+        path: entry.filename,
+        message: "is an archive inside the archive; unpack it into the skill folder instead",
+      });
+  }
+  if (problems.length > 0) return { ok: false, status: "invalid", problems };
+
+  if (files.length > limits.maxFiles) {
+    return tooLarge("(archive)", `has ${files.length} files; a skill holds at most ${limits.maxFiles}`);
+  }
+  const declared = files.reduce((sum, e) => sum + e.uncompressedSize, 0);
+  if (declared > limits.maxTotalBytes) {
+    return tooLarge("(archive)", `unpacks to ${mib(declared)}; a skill holds at most ${mib(limits.maxTotalBytes)}`);
+  }
+  for (const entry of files) {
+    if (entry.uncompressedSize > limits.maxFileBytes) {
+      return tooLarge(
+        entry.filename,
+        `unpacks to ${mib(entry.uncompressedSize)}; one file may have at most ${mib(limits.maxFileBytes)}`,
+      );
+    }
+  }
+
+  const prefix = commonFolder(
+    files.map((e) => e.filename),
+    docName,
+  );
+  if (prefix === null) {
+    return invalid(
+      docName,
+      `The archive has no ${docName} at its root or in a single top-level folder. Zip the skill's folder, the one that holds ${docName}.`,
+    );
+  }
+  const out = new Map<string, Uint8Array>();
+  for (const entry of files) {
+    const path = entry.filename.slice(prefix.length);
+    try {
+      out.set(path, await entry.getData(new LimitedWriter(entry.uncompressedSize)));
+    } catch (error) {
+      return invalid(
+        entry.filename,
+        `could not be unpacked (${(error as Error).message}); the archive is damaged or not what its headers say`,
+      );
+    }
+  }
+  await reader.close();
+  return { ok: true, files: out };
+}
+
+/** "" when the doc is at the root, "folder/" when everything sits in one folder holding it, else null. */
+function commonFolder(names: string[], docName: string): string | null {
+  if (names.includes(docName)) return "";
+  const tops = new Set(names.map((n) => (n.includes("/") ? n.slice(0, n.indexOf("/") + 1) : "")));
+  if (tops.size !== 1) return null;
+  const [top] = [...tops];
+  return top && names.includes(`${top}${docName}`) ? top : null;
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const invalid = (path: string, message: string): ArchiveResult => ({
+  ok: false,
+  status: "invalid",
+  problems: [{ path, message }],
+});
+const tooLarge = (path: string, message: string): ArchiveResult => ({
+  ok: false,
+  status: "too_large",
+  problems: [{ path, message }],
+});
