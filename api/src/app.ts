@@ -9,6 +9,8 @@ import { renderReference } from "./http/reference-page";
 import { registerAuth } from "./http/routes/auth";
 import { registerHealth } from "./http/routes/health";
 import { registerMe } from "./http/routes/me";
+import { registerProjects } from "./http/routes/projects";
+import { registerSkills } from "./http/routes/skills";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 
@@ -39,6 +41,8 @@ export function createApp(deps: AppDeps) {
   registerMe(app);
   registerWorkspaces(app);
   registerTokens(app);
+  registerSkills(app);
+  registerProjects(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -23,8 +23,11 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface ErrorDetail {
+  /** The field (`description`) or the file (`references/setup.md`) the problem is in. */
   path: string;
   message: string;
+  /** The line in that file, when the problem has one. */
+  line?: number;
 }
 
 export class AppError extends Error {

@@ -12,6 +12,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { startServerProcess } from "./server-process";
+import { benchSkills, type SkillsFigures } from "./skills";
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -19,6 +20,7 @@ const PG_BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/
 
 interface Row {
   engine: string;
+  skills?: SkillsFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -38,7 +40,7 @@ async function signUpAndToken(url: string): Promise<string> {
   const created = await fetch(`${url}/v1/tokens`, {
     method: "POST",
     headers: { "content-type": "application/json", cookie: cookies.join("; "), "x-csrf-token": csrf },
-    body: JSON.stringify({ name: "bench", scopes: ["mcp"] }),
+    body: JSON.stringify({ name: "bench", scopes: ["mcp", "skills:read", "skills:write"] }),
   });
   if (created.status !== 201) throw new Error(`token creation failed: ${created.status}`);
   return ((await created.json()) as { secret: string }).secret;
@@ -81,7 +83,7 @@ async function loginTimings(url: string): Promise<{ wrong: number; unknown: numb
   return { wrong: median(wrong), unknown: median(unknown) };
 }
 
-async function measure(engine: string, env: Record<string, string>): Promise<Row> {
+async function measure(engine: string, env: Record<string, string>, databaseUrl?: string): Promise<Row> {
   const server = await startServerProcess({ LOADOUT_LOG: "json", LOADOUT_TRUST_PROXY: "1", ...env });
   try {
     const token = await signUpAndToken(server.url);
@@ -90,9 +92,11 @@ async function measure(engine: string, env: Record<string, string>): Promise<Row
     await load(server.url, token, 2);
     const result = await load(server.url, token, DURATION_S);
     const login = await loginTimings(server.url);
+    const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     return {
       engine,
       login,
+      ...(skills ? { skills } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -131,7 +135,7 @@ async function timeHash(label: string, hasher: ReturnType<typeof createPasswordH
 
 const rows: Row[] = [];
 rows.push(await measure("PGlite", {}));
-rows.push(await withPostgresDatabase((url) => measure("Postgres", { DATABASE_URL: url })));
+rows.push(await withPostgresDatabase((url) => measure("Postgres", { DATABASE_URL: url }, url)));
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 console.log(
@@ -152,6 +156,20 @@ console.log("\nSign-in refused (median of 8 each): the answer must not tell whet
 for (const r of rows) {
   console.log(
     `${r.engine.padEnd(10)} wrong password ${r.login.wrong.toFixed(0)} ms   unknown email ${r.login.unknown.toFixed(0)} ms   ratio ${(r.login.unknown / r.login.wrong).toFixed(2)}`,
+  );
+}
+
+const skillsRow = rows.find((r) => r.skills)?.skills;
+if (skillsRow) {
+  console.log("\nSkills (Postgres)                         measured     target");
+  console.log(
+    `list, first page of 10,000, server p50   ${skillsRow.listP50.toFixed(2).padStart(7)} ms   ≤ 10 ms (${(skillsRow.listP50 / 10).toFixed(2)}×)   p99 ${skillsRow.listP99.toFixed(2)} ms`,
+  );
+  console.log(
+    `import 512 files, 16 MiB (${skillsRow.archiveMiB.toFixed(1)} MiB zip)   ${skillsRow.importMs.toFixed(0).padStart(7)} ms   ≤ 2000 ms (${(skillsRow.importMs / 2000).toFixed(2)}×)`,
+  );
+  console.log(
+    `API memory above idle during import     ${skillsRow.importRssMiB.toFixed(0).padStart(7)} MiB  < 200 MiB (${(skillsRow.importRssMiB / 200).toFixed(2)}×)`,
   );
 }
 

@@ -7,7 +7,9 @@ export const ErrorSchema = z
       code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
       message: z.string(),
       requestId: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(z.object({ path: z.string(), message: z.string(), line: z.number().int().optional() }))
+        .optional(),
     }),
   })
   .openapi("Error");

@@ -105,17 +105,33 @@ function pathWith(op: Operation, values: Record<string, string>): string {
   });
 }
 
-const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-value", slug: "sample-value" });
-const foreign = () => ({ ws: other.teamSlug, id: other.tokenId, name: "sample-value", slug: "sample-value" });
+const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-skill", slug: "sample-value", version: "1" });
+const foreign = () => ({
+  ws: other.teamSlug,
+  id: other.tokenId,
+  name: "sample-skill",
+  slug: "sample-value",
+  version: "1",
+});
 const missing = {
   ws: "no-such-workspace",
   id: "tok_01jzzzzzzzzzzzzzzzzzzzzzzz",
   name: "no-such-item",
   slug: "no-such-item",
+  version: "999",
 };
 
-function call(op: Operation, path: string, secret?: string) {
+/** Required query parameters, sampled from their schemas, so validation passes and auth is what is tested. */
+function withQuery(op: Operation, path: string): string {
+  const params = ((op.op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === "query" && p.required);
+  if (params.length === 0) return path;
+  const query = new URLSearchParams(params.map((p) => [String(p.name), String(sample(p.schema))]));
+  return `${path}?${query}`;
+}
+
+function call(op: Operation, pathOnly: string, secret?: string) {
   const body = bodyFor(op);
+  const path = withQuery(op, pathOnly);
   if (!secret) {
     return t.app.request(path, {
       method: op.method,
@@ -126,8 +142,8 @@ function call(op: Operation, path: string, secret?: string) {
 }
 
 async function expectError(res: Response, status: number, code?: string) {
-  expect(res.status).toBe(status);
   const body = (await res.json()) as { error: { code: string; message: string; requestId: string } };
+  expect(res.status, `${new URL(res.url || "http://x/").pathname} → ${JSON.stringify(body)}`).toBe(status);
   expect(body.error.requestId).toMatch(/^req_/);
   expect(body.error.message.length).toBeGreaterThan(10);
   if (code) expect(body.error.code).toBe(code);
@@ -170,6 +186,12 @@ beforeAll(async () => {
       .status,
   ).toBe(201);
   other.tokenId = (await other.user.createToken({ name: "other's", scopes: ["admin"] })).token.id;
+  // The other tenant really has what the probes name, so "not found" is about access, not existence.
+  const skill = await other.user.request(`/v1/workspaces/${other.teamSlug}/skills`, {
+    method: "POST",
+    body: { name: "sample-skill", description: "Another tenant's skill.", instructions: "Private." },
+  });
+  expect(skill.status).toBe(201);
 
   // Two days on: the one-day token has expired, the others have no expiry.
   now = new Date(now.getTime() + 2 * 86_400_000);

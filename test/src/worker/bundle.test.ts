@@ -30,6 +30,9 @@ const NATIVE_NODE_MODULES = new Set([
   "node:path",
   "node:url",
   "node:assert",
+  // Native in workerd from compatibility date 2025-09-01; only secretlint's .p12 path imports it,
+  // and Loadout never sends it such a path (see api/src/domain/skills/credentials.ts).
+  "node:fs",
 ]);
 
 interface Metafile {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migratePostgresDatabase } from "@loadout/db/open";
 import { withDatabase } from "@loadout/db/testing";
+import { BlobWriter, TextReader, ZipWriter } from "@zip.js/zip.js";
 import { Miniflare, type RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -184,7 +185,7 @@ async function signUpWithToken(email: string) {
   const cookie = cookies.map((c) => c.split(";")[0] ?? "").join("; ");
   const created = await postJson(
     "/v1/tokens",
-    { name: "worker test", scopes: ["mcp", "admin"], expiresInDays: 1 },
+    { name: "worker test", scopes: ["mcp", "admin", "skills:read", "skills:write"], expiresInDays: 1 },
     { cookie, "x-csrf-token": signUp.body.csrfToken },
   );
   expect(created.status, created.text).toBe(201);
@@ -222,6 +223,43 @@ describe("the built Worker in workerd", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error).toMatchObject({ code: "unauthorized", requestId: expect.any(String) });
     expect(refused.body.error.message).toEqual(expect.any(String));
+  });
+
+  it("imports a skill archive, refuses a credential, and edits a skill (zip, YAML and secret rules run in workerd)", async () => {
+    const { secret } = await signUpWithToken("linus@worker.example");
+    const writer = new ZipWriter(new BlobWriter("application/zip"));
+    await writer.add(
+      "zipped/SKILL.md",
+      new TextReader("---\nname: zipped\ndescription: Imported in workerd.\n# a comment\n---\nBody\n"),
+    );
+    await writer.add("zipped/references/deep/a.md", new TextReader("A".repeat(5000)));
+    const archive = new Uint8Array(await (await writer.close()).arrayBuffer());
+    const imported = await fetchJson("/v1/workspaces/me/skills/import", {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/zip" },
+      body: archive,
+    });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body.files.map((f: { path: string }) => f.path)).toEqual(["SKILL.md", "references/deep/a.md"]);
+
+    const leaked = `sk-ant-api03-${"Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3xZ5aC7eG9iK1mO3qS5uW7yA9cE1gI3kM5oQ7s"}AA`;
+    const refused = await fetchJson("/v1/workspaces/me/skills", {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "leaky", description: "x", instructions: `Use ${leaked} here.` }),
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.details[0]).toMatchObject({ path: "SKILL.md" });
+    expect(refused.text).not.toContain(leaked);
+
+    const edited = await fetchJson("/v1/workspaces/me/skills/zipped", {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ revision: 1, description: "Edited in workerd." }),
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.document).toContain("# a comment");
+    expect(edited.body.version).toBe(2);
   });
 
   it("serves requests back to back and in parallel (no I/O object crosses requests)", async () => {
@@ -306,6 +344,10 @@ describe("password hashing on the Worker (PBKDF2 is capped at 100,000 iterations
         // scrypt's own single-iteration PBKDF2 steps, in plain JavaScript rather than WebCrypto.
         "node_modules/@noble/hashes/pbkdf2.js",
         "node_modules/@noble/hashes/scrypt.js",
+        // zip.js's WinZip AES (1,000 iterations): only for encrypted entries, which are refused unread.
+        "node_modules/@zip.js/zip.js/lib/core/streams/aes-crypto-stream.js",
+        "node_modules/@zip.js/zip.js/lib/core/streams/codecs/aes-hmac-sha1.js",
+        "node_modules/@zip.js/zip.js/lib/core/web-worker-inline-wasm.js",
       ].sort(),
     );
   });
