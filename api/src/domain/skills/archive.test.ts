@@ -1,6 +1,6 @@
 import { BlobWriter, TextReader, Uint8ArrayReader, ZipWriter } from "@zip.js/zip.js";
 import { describe, expect, it } from "vitest";
-import { readSkillArchive } from "./archive";
+import { crc32, readSkillArchive } from "./archive";
 
 const LIMITS = { maxFiles: 512, maxTotalBytes: 16 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024 };
 const DOC = "---\nname: demo\ndescription: A demo skill\n---\n\nDo the thing.\n";
@@ -15,6 +15,16 @@ async function zip(entries: Entry[], options: Record<string, unknown> = {}): Pro
   }
   return new Uint8Array(await (await writer.close()).arrayBuffer());
 }
+
+describe("crc32", () => {
+  it.each([
+    ["", 0],
+    ["123456789", 0xcbf43926],
+    ["The quick brown fox jumps over the lazy dog", 0x414fa339],
+  ])("of %j is %i", (text, expected) => {
+    expect(crc32(new TextEncoder().encode(text))).toBe(expected);
+  });
+});
 
 describe("readSkillArchive", () => {
   it("reads a skill folder at the root, bytes intact", async () => {

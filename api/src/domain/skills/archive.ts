@@ -1,4 +1,5 @@
-import { configure, type FileEntry, Uint8ArrayReader, Writer, ZipReader } from "@zip.js/zip.js";
+import { configure, type FileEntry, Uint8ArrayReader, ZipReader } from "@zip.js/zip.js";
+import { inflateSync } from "fflate";
 
 // No web workers: the API runs in Node and in Workers isolates, which have none to spare.
 configure({ useWebWorkers: false });
@@ -24,27 +25,43 @@ const JUNK = /(^|\/)(__MACOSX\/|\.DS_Store$|Thumbs\.db$|desktop\.ini$)/;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-/** Counts inflated bytes and stops at the limit, whatever the archive's headers claimed. */
-class LimitedWriter extends Writer<Uint8Array> {
-  private chunks: Uint8Array[] = [];
-  private written = 0;
-  constructor(private readonly limit: number) {
-    super();
+/**
+ * CRC-32 (IEEE), to check each inflated entry against its header. Written here because neither
+ * zip library exposes it; it is the standard table-driven form.
+ */
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = (CRC_TABLE[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * An entry's bytes: zip.js read the central directory; fflate inflates (an order of magnitude
+ * faster than zip.js's stream path here: 55 ms against 1.5 s for 512 files, 16 MiB). The output
+ * buffer has the declared size, so a lying header cannot make it grow, and the CRC must match.
+ */
+function entryBytes(archive: Uint8Array, entry: FileEntry): Uint8Array {
+  const view = new DataView(archive.buffer, archive.byteOffset, archive.byteLength);
+  const local = entry.offset;
+  if (local + 30 > archive.byteLength || view.getUint32(local, true) !== 0x04034b50)
+    throw new Error("its local header is missing");
+  const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+  const raw = archive.subarray(start, start + entry.compressedSize);
+  if (raw.byteLength !== entry.compressedSize) throw new Error("its data is cut short");
+  let data: Uint8Array;
+  if (entry.compressionMethod === 0) data = raw;
+  else if (entry.compressionMethod === 8) data = inflateSync(raw, { out: new Uint8Array(entry.uncompressedSize) });
+  else throw new Error(`it uses compression method ${entry.compressionMethod}; zip it with the usual deflate`);
+  if (data.byteLength !== entry.uncompressedSize || crc32(data) !== entry.signature) {
+    throw new Error("its contents do not match its header (size or checksum)");
   }
-  override async writeUint8Array(array: Uint8Array): Promise<void> {
-    this.written += array.byteLength;
-    if (this.written > this.limit) throw new RangeError("inflated past its declared size");
-    this.chunks.push(array);
-  }
-  override async getData(): Promise<Uint8Array> {
-    const out = new Uint8Array(this.written);
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return out;
-  }
+  return data;
 }
 
 /**
@@ -116,7 +133,7 @@ export async function readSkillArchive(
   for (const entry of files) {
     const path = entry.filename.slice(prefix.length);
     try {
-      out.set(path, await entry.getData(new LimitedWriter(entry.uncompressedSize)));
+      out.set(path, entryBytes(bytes, entry));
     } catch (error) {
       return invalid(
         entry.filename,

@@ -21,3 +21,13 @@ describe("digestOf", () => {
     expect(digestOf(new Uint8Array([0, 255]))).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });
+
+describe("digestOfAsync", () => {
+  it("equals the synchronous digest", async () => {
+    const { digestOfAsync } = await import("./digest");
+    for (const text of ["", "abc", "é".repeat(10_000)]) {
+      const bytes = new TextEncoder().encode(text);
+      expect(await digestOfAsync(bytes)).toBe(digestOf(bytes));
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { findCredentials } from "../../domain/skills/credentials";
-import { digestOf } from "../../domain/skills/digest";
+import { digestOfAsync } from "../../domain/skills/digest";
 import { parseSkillDocument, type SkillDocument } from "../../domain/skills/document";
 import { checkSkillSizes } from "../../domain/skills/limits";
 import { docNameFor, type ItemKind } from "../../domain/skills/names";
@@ -93,11 +93,14 @@ export async function prepareContent(
     );
   }
 
-  const prepared = files.map((f) => {
-    if (f.bytes) return { path: f.path, size: f.bytes.byteLength, digest: digestOf(f.bytes), bytes: f.bytes };
-    if (!f.digest) throw new Error(`unchanged file ${f.path} has no digest`);
-    return { path: f.path, size: f.size, digest: f.digest };
-  });
+  const prepared = await Promise.all(
+    files.map(async (f) => {
+      if (f.bytes)
+        return { path: f.path, size: f.bytes.byteLength, digest: await digestOfAsync(f.bytes), bytes: f.bytes };
+      if (!f.digest) throw new Error(`unchanged file ${f.path} has no digest`);
+      return { path: f.path, size: f.size, digest: f.digest };
+    }),
+  );
   prepared.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { kind, doc: parsed.doc, docText, files: prepared, totalBytes: prepared.reduce((n, f) => n + f.size, 0) };
 }
