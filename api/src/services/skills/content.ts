@@ -28,6 +28,8 @@ export interface IncomingFile {
   /** Absent for a file carried over unchanged from the current version (already checked). */
   bytes?: Uint8Array;
   digest?: string;
+  /** Carried over from the current version: its bytes were checked when they were written. */
+  unchanged?: boolean;
 }
 
 // ignoreBOM keeps a leading BOM in the text, so edits write it back and bytes stay as written.
@@ -84,7 +86,7 @@ export async function prepareContent(
     );
   }
 
-  const fresh = files.filter((f): f is IncomingFile & { bytes: Uint8Array } => f.bytes !== undefined);
+  const fresh = files.filter((f): f is IncomingFile & { bytes: Uint8Array } => f.bytes !== undefined && !f.unchanged);
   const findings = await findCredentials(fresh.map((f) => ({ path: f.path, bytes: f.bytes })));
   if (findings.length > 0) {
     throw invalid(

@@ -149,14 +149,25 @@ async function newContent(tx: Database, row: SkillRow, input: UpdateSkillInput) 
     const bytes = fileBytes(path, change);
     files.set(path, { path, size: bytes.byteLength, bytes });
   }
-  if (input.description !== undefined || input.instructions !== undefined) {
-    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(
-      await readBlob(tx, row.workspaceId, current.digest),
-    );
-    if (input.description !== undefined) text = replaceDescription(text, input.description);
-    if (input.instructions !== undefined) text = replaceBody(text, input.instructions);
-    const bytes = new TextEncoder().encode(text);
-    files.set(docName, { path: docName, size: bytes.byteLength, bytes });
+  if (!explicitDoc) {
+    // The document is always parsed (the checks need its name and description); an unchanged one
+    // is not scanned again.
+    const stored = await readBlob(tx, row.workspaceId, current.digest);
+    if (input.description === undefined && input.instructions === undefined) {
+      files.set(docName, {
+        path: docName,
+        size: stored.byteLength,
+        bytes: stored,
+        digest: current.digest,
+        unchanged: true,
+      });
+    } else {
+      let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(stored);
+      if (input.description !== undefined) text = replaceDescription(text, input.description);
+      if (input.instructions !== undefined) text = replaceBody(text, input.instructions);
+      const bytes = new TextEncoder().encode(text);
+      files.set(docName, { path: docName, size: bytes.byteLength, bytes });
+    }
   }
   const prepared = await prepareContent(row.kind, row.name, [...files.values()]);
   const same =
