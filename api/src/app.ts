@@ -13,6 +13,7 @@ import { registerProjects } from "./http/routes/projects";
 import { registerSkills } from "./http/routes/skills";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
+import { registerMcp } from "./mcp/endpoint";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
 
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps) {
   registerTokens(app);
   registerSkills(app);
   registerProjects(app);
+  registerMcp(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

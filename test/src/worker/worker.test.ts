@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migratePostgresDatabase } from "@loadout/db/open";
 import { withDatabase } from "@loadout/db/testing";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { BlobWriter, TextReader, ZipWriter } from "@zip.js/zip.js";
 import { Miniflare, type RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
@@ -260,6 +261,35 @@ describe("the built Worker in workerd", () => {
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.document).toContain("# a comment");
     expect(edited.body.version).toBe(2);
+  });
+
+  it("serves the MCP endpoint in workerd to the SDK client, on the stateless revision", async () => {
+    const { secret } = await signUpWithToken("mcp@worker.example");
+    const created = await fetchJson("/v1/workspaces/me/skills", {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "edge-skill",
+        description: "Served from workerd.",
+        instructions: "Hello from the edge.",
+      }),
+    });
+    expect(created.status, created.text).toBe(201);
+    const client = new Client({ name: "workerd-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    const transport = new StreamableHTTPClientTransport(new URL("http://loadout.test/mcp"), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      fetch: (url, init) =>
+        worker().dispatchFetch(String(url), init as WorkerRequestInit) as unknown as Promise<Response>,
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect(client.getInstructions()).toContain("- edge-skill: Served from workerd.");
+      const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "edge-skill" } });
+      expect((got.content as { text: string }[])[0]?.text).toContain("Hello from the edge.");
+    } finally {
+      await client.close();
+    }
   });
 
   it("serves requests back to back and in parallel (no I/O object crosses requests)", async () => {

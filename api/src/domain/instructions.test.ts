@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { estimateTokens, type InstructionItem, instructionsBlock, TOKEN_BUDGET } from "./instructions";
+
+const item = (
+  address: string,
+  description = `Does ${address} things.`,
+  kind: "skill" | "persona" = "skill",
+): InstructionItem => ({
+  address,
+  kind,
+  description,
+});
+
+describe("instructionsBlock", () => {
+  it("is absent without items", () => {
+    expect(instructionsBlock([])).toBeNull();
+  });
+
+  it("lists each item with its description, personas marked, in a stable order", () => {
+    const block =
+      instructionsBlock([
+        item("zeta"),
+        item("acme/alpha", "Team alpha."),
+        item("reviewer", "A reviewer.", "persona"),
+      ]) ?? "";
+    expect(block).toContain('skills(action="get"');
+    const lines = block.split("\n").filter((l) => l.startsWith("- "));
+    expect(lines).toEqual([
+      "- acme/alpha: Team alpha.",
+      "- reviewer (persona): A reviewer.",
+      "- zeta: Does zeta things.",
+    ]);
+  });
+
+  it("cuts descriptions to 250 characters, counting code points", () => {
+    const long = "é".repeat(400);
+    const block = instructionsBlock([item("long", long)]) ?? "";
+    const line = block.split("\n").find((l) => l.startsWith("- long")) ?? "";
+    const description = line.slice("- long: ".length);
+    expect([...description]).toHaveLength(250);
+    expect(description.endsWith("…")).toBe(true);
+  });
+
+  it("stays within 1,500 estimated tokens, then names, then counts the rest", () => {
+    const many = Array.from({ length: 400 }, (_, i) => item(`skill-${String(i).padStart(3, "0")}`, "x".repeat(240)));
+    const block = instructionsBlock(many) ?? "";
+    expect(estimateTokens(block)).toBeLessThanOrEqual(TOKEN_BUDGET);
+    expect(block).toContain("Also available (by name): ");
+    const counted = /…and (\d+) more: call skills\(action="list"\)/.exec(block);
+    expect(counted).not.toBeNull();
+    const described = block.split("\n").filter((l) => l.startsWith("- ")).length;
+    const named = (block.split("Also available (by name): ")[1]?.split("\n")[0] ?? "").split(", ").length;
+    expect(described + named + Number(counted?.[1])).toBe(400);
+  });
+
+  it("lists everything when it fits", () => {
+    const block = instructionsBlock(Array.from({ length: 10 }, (_, i) => item(`s${i}`))) ?? "";
+    expect(block).not.toContain("more:");
+    expect(block.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(10);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The block of skills and personas that ends the MCP handshake's instructions (DESIGN.md, "The
+ * MCP endpoint"): each active item with its description cut to 250 characters, within 1,500
+ * estimated tokens (4 characters each); items beyond that are listed by name, then counted with a
+ * pointer to skills(action="list"). No items, no block.
+ */
+export interface InstructionItem {
+  /** How the agent names it: `code-review`, or `acme/code-review` for a team's item. */
+  address: string;
+  kind: "skill" | "persona";
+  description: string;
+}
+
+export const DESCRIPTION_CUT = 250;
+export const TOKEN_BUDGET = 1500;
+const CHARS_PER_TOKEN = 4;
+const BUDGET_CHARS = TOKEN_BUDGET * CHARS_PER_TOKEN;
+
+export const estimateTokens = (text: string) => Math.ceil([...text].length / CHARS_PER_TOKEN);
+
+function cut(description: string): string {
+  const flat = description.replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  return chars.length <= DESCRIPTION_CUT
+    ? flat
+    : `${chars
+        .slice(0, DESCRIPTION_CUT - 1)
+        .join("")
+        .trimEnd()}…`;
+}
+
+export function instructionsBlock(items: readonly InstructionItem[]): string | null {
+  if (items.length === 0) return null;
+  const sorted = [...items].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const head =
+    "## Your skills and personas (Loadout)\n" +
+    'Load one with skills(action="get", name="…") when its description fits the task. A persona is a role to take on. Skill text is guidance, not permission.\n';
+  let text = head;
+  let used = [...head].length;
+  let index = 0;
+  for (; index < sorted.length; index++) {
+    const item = sorted[index] as InstructionItem;
+    const line = `- ${item.address}${item.kind === "persona" ? " (persona)" : ""}: ${cut(item.description)}\n`;
+    // Keep room for the overflow line, so the block never ends mid-thought.
+    if (used + [...line].length > BUDGET_CHARS - 120) break;
+    text += line;
+    used += [...line].length;
+  }
+  if (index < sorted.length) {
+    const names: string[] = [];
+    let namesLength = 0;
+    const prefix = "Also available (by name): ";
+    for (let j = index; j < sorted.length; j++) {
+      const name = (sorted[j] as InstructionItem).address;
+      if (used + prefix.length + namesLength + name.length + 2 > BUDGET_CHARS - 80) break;
+      names.push(name);
+      namesLength += name.length + 2;
+    }
+    if (names.length > 0) {
+      const line = `${prefix}${names.join(", ")}.\n`;
+      text += line;
+      used += line.length;
+    }
+    const rest = sorted.length - index - names.length;
+    if (rest > 0) text += `…and ${rest} more: call skills(action="list") to see them all.\n`;
+  }
+  return text.trimEnd();
+}

@@ -1,0 +1,220 @@
+import { McpServer } from "@modelcontextprotocol/server";
+import { isActiveInProject } from "../domain/activation";
+import { docNameFor } from "../domain/skills/names";
+import { AppError } from "../errors";
+import type { ActionContext } from "../services/context";
+import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
+import { createSkill } from "../services/skills/create";
+import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
+import { updateSkill } from "../services/skills/update";
+import {
+  GET_CHUNK,
+  SKILL_EDIT_TOOL_ANNOTATIONS,
+  SKILLS_TOOL_ANNOTATIONS,
+  SkillEditToolInput,
+  SkillsToolInput,
+} from "./tools";
+
+export const SERVER_INFO = { name: "loadout", title: "Loadout", version: "0.1.0" };
+
+type ToolResult = {
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+const text = (value: string, structured?: Record<string, unknown>): ToolResult => ({
+  content: [{ type: "text", text: value }],
+  ...(structured ? { structuredContent: structured } : {}),
+});
+const failure = (message: string): ToolResult => ({ content: [{ type: "text", text: message }], isError: true });
+
+function fromError(error: unknown): ToolResult {
+  if (error instanceof AppError) {
+    const details = error.details?.map((d) => `- ${d.path}${d.line ? ` line ${d.line}` : ""}: ${d.message}`).join("\n");
+    return failure(details ? `${error.message}\n${details}` : error.message);
+  }
+  throw error;
+}
+
+/** Builds the MCP server for one request: the tools this session may use, and the instructions. */
+export function buildMcpServer(ctx: ActionContext, session: McpSession, instructions: string | null): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    ...(instructions ? { instructions } : {}),
+  });
+
+  server.registerTool(
+    "skills",
+    {
+      title: SKILLS_TOOL_ANNOTATIONS.title,
+      description:
+        'Your skills and personas from Loadout. action "list" gives every item active here with its description; action "get" gives an item\'s SKILL.md (or PERSONA.md), or another of its files with path, 20,000 characters at a time.',
+      inputSchema: SkillsToolInput,
+      annotations: SKILLS_TOOL_ANNOTATIONS,
+    },
+    async (input) => {
+      try {
+        if (input.action === "list") {
+          const items = await activeItems(ctx.db, session);
+          if (items.length === 0) return text("No skills or personas are active in this session.", { items: [] });
+          const lines = items.map(
+            (i) =>
+              `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
+          );
+          return text(lines.join("\n"), {
+            items: items.map((i) => ({
+              name: i.address,
+              kind: i.kind,
+              origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
+              description: i.description,
+            })),
+          });
+        }
+        if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
+        const resolved = await resolveAddress(ctx.db, session, input.name);
+        if (!resolved.ok)
+          return failure(
+            `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
+          );
+        const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null);
+        if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
+        // Scope is checked again at dispatch: a session that listed the item before it was narrowed
+        // must not read it now.
+        if (
+          !isActiveInProject(
+            { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+            session.project,
+          )
+        ) {
+          return failure(
+            `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
+          );
+        }
+        const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
+        const path = input.path ?? docNameFor(row.kind);
+        const file = manifest?.files.find((f) => f.path === path);
+        if (!file)
+          return failure(
+            `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
+          );
+        const bytes = await readBlob(ctx.db, row.workspaceId, file.digest);
+        const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+        const start = Math.min(input.start ?? 0, body.length);
+        const chunk = body.slice(start, start + GET_CHUNK);
+        const next = start + chunk.length < body.length ? start + chunk.length : null;
+        const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
+        const note = [
+          next !== null
+            ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
+            : "",
+          path === docNameFor(row.kind) && others.length
+            ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
+            : "",
+        ].join("");
+        return text(`${chunk}${note}`, {
+          name: input.name,
+          path,
+          start,
+          next_start: next,
+          total_chars: body.length,
+          digest: file.digest,
+          files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
+        });
+      } catch (error) {
+        return fromError(error);
+      }
+    },
+  );
+
+  // In plan and goal modes nothing may change the world: skill_edit is not even offered.
+  if (session.mode === "agent") {
+    server.registerTool(
+      "skill_edit",
+      {
+        title: SKILL_EDIT_TOOL_ANNOTATIONS.title,
+        description:
+          'Create a skill or persona (name, description, instructions, files), or edit one: its description, instructions, files (a path mapped to null is removed) or state ("active"/"disabled"). The replaced version stays in history. Removing an item stays with the user.',
+        inputSchema: SkillEditToolInput,
+        annotations: SKILL_EDIT_TOOL_ANNOTATIONS,
+      },
+      async (input) => {
+        try {
+          const slash = input.name.indexOf("/");
+          const name = slash > 0 ? input.name.slice(slash + 1) : input.name;
+          if (input.action === "create") {
+            const workspace =
+              slash > 0
+                ? session.workspaces.find((w) => w.kind === "team" && w.slug === input.name.slice(0, slash))
+                : session.workspaces.find((w) => w.kind === "personal");
+            if (!workspace) return failure(`There is no team "${input.name.slice(0, slash)}" in this session.`);
+            if (input.description === undefined || input.instructions === undefined)
+              return failure("To create, give name, description and instructions.");
+            const created = await createSkill({
+              ctx,
+              ws: workspace.slug,
+              input: {
+                kind: input.kind ?? "skill",
+                name,
+                description: input.description,
+                instructions: input.instructions,
+                files: Object.entries(input.files ?? {}).flatMap(([path, content]) =>
+                  content === null ? [] : [{ path, content }],
+                ),
+              },
+            });
+            return text(`Created ${created.kind} "${input.name}" (version ${created.version}).`, {
+              name: input.name,
+              version: created.version,
+              revision: created.revision,
+            });
+          }
+          const resolved = await resolveAddress(ctx.db, session, input.name);
+          if (!resolved.ok)
+            return failure(
+              `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
+            );
+          const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name);
+          // An item scoped away from this session cannot be edited from it either; switching it
+          // back on is the one edit allowed, so that "active" can undo "disabled".
+          const inScope = isActiveInProject(
+            { enabled: true, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+            session.project,
+          );
+          if (!inScope)
+            return failure(`"${input.name}" is not active for this session (it is scoped to other projects).`);
+          const updated = await updateSkill({
+            ctx,
+            ws: resolved.workspace.slug,
+            name: resolved.name,
+            input: {
+              revision: row.revision,
+              ...(input.description !== undefined ? { description: input.description } : {}),
+              ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
+              ...(input.files
+                ? {
+                    files: Object.fromEntries(
+                      Object.entries(input.files).map(([p, c]) => [p, c === null ? null : { content: c }]),
+                    ),
+                  }
+                : {}),
+              ...(input.state ? { enabled: input.state === "active" } : {}),
+            },
+          });
+          return text(
+            `Saved "${input.name}": version ${updated.version}, ${updated.enabled ? "active" : "disabled"}.`,
+            {
+              name: input.name,
+              version: updated.version,
+              revision: updated.revision,
+              state: updated.enabled ? "active" : "disabled",
+            },
+          );
+        } catch (error) {
+          return fromError(error);
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/** One schema per operation: the MCP tools' inputs (and so their JSON Schemas in tools/list). */
+export const SkillsToolInput = {
+  action: z.enum(["list", "get"]).describe('"list" every active skill and persona, or "get" one'),
+  name: z.string().max(200).optional().describe("For get: the item's name, or \"<team>/<name>\" for a team's item"),
+  path: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe("For get: a file of the skill other than its SKILL.md, such as references/checklist.md"),
+  start: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("For get: the character to start from (the previous answer's next_start)"),
+};
+
+export const SkillEditToolInput = {
+  action: z.enum(["create", "edit"]).describe('"create" a new item, or "edit" one'),
+  name: z
+    .string()
+    .max(200)
+    .describe("The item's name (lowercase letters, digits, hyphens), or \"<team>/<name>\" for a team's item"),
+  kind: z.enum(["skill", "persona"]).optional().describe("For create: a skill (default) or a persona"),
+  description: z
+    .string()
+    .optional()
+    .describe("What it does and when to use it (1–1024 characters); required to create"),
+  instructions: z.string().optional().describe("The Markdown body; required to create"),
+  files: z
+    .record(z.string(), z.string().nullable())
+    .optional()
+    .describe("Other files by relative path, as text; a path mapped to null is removed"),
+  state: z.enum(["active", "disabled"]).optional().describe("For edit: switch the item on or off"),
+};
+
+/** How many characters `skills get` returns at a time. */
+export const GET_CHUNK = 20_000;
+
+export const SKILLS_TOOL_ANNOTATIONS = {
+  title: "Skills and personas",
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export const SKILL_EDIT_TOOL_ANNOTATIONS = {
+  title: "Create or edit a skill or persona",
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;

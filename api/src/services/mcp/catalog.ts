@@ -1,0 +1,127 @@
+import { type Database, skills, workspaces } from "@loadout/db";
+import { and, eq, inArray } from "drizzle-orm";
+import { isActiveInProject } from "../../domain/activation";
+import type { WorkspaceView } from "../../schemas/workspaces";
+import type { Principal } from "../context";
+
+/** What an MCP session sees: who, which workspaces, which project, which mode, which client. */
+export interface McpSession {
+  principal: Principal;
+  workspaces: WorkspaceView[];
+  project: string | null;
+  mode: "agent" | "plan" | "goal";
+}
+
+export interface CatalogItem {
+  id: string;
+  workspaceId: string;
+  /** `name` for the personal workspace, `<team>/<name>` for a team's. */
+  address: string;
+  origin: { kind: "personal" } | { kind: "team"; team: string };
+  kind: "skill" | "persona";
+  name: string;
+  description: string;
+  version: number;
+}
+
+function addressOf(workspace: Pick<WorkspaceView, "kind" | "slug">, name: string): string {
+  return workspace.kind === "personal" ? name : `${workspace.slug}/${name}`;
+}
+
+/** Every item active for this session: enabled, and in scope for its project (the one matching rule). */
+export async function activeItems(db: Database, session: McpSession): Promise<CatalogItem[]> {
+  if (session.workspaces.length === 0) return [];
+  const byId = new Map(session.workspaces.map((w) => [w.id, w]));
+  const rows = await db
+    .select({
+      id: skills.id,
+      workspaceId: skills.workspaceId,
+      kind: skills.kind,
+      name: skills.name,
+      description: skills.description,
+      enabled: skills.enabled,
+      scopeMode: skills.scopeMode,
+      scopeProjects: skills.scopeProjects,
+      version: skills.version,
+    })
+    .from(skills)
+    .where(and(inArray(skills.workspaceId, [...byId.keys()]), eq(skills.enabled, true)));
+  const items: CatalogItem[] = [];
+  for (const row of rows) {
+    const workspace = byId.get(row.workspaceId);
+    if (!workspace) continue;
+    if (
+      !isActiveInProject(
+        { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+        session.project,
+      )
+    )
+      continue;
+    items.push({
+      id: row.id,
+      workspaceId: row.workspaceId,
+      address: addressOf(workspace, row.name),
+      origin: workspace.kind === "personal" ? { kind: "personal" } : { kind: "team", team: workspace.slug },
+      kind: row.kind,
+      name: row.name,
+      description: row.description,
+      version: row.version,
+    });
+  }
+  return items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+export type Resolution =
+  | { ok: true; workspace: WorkspaceView; name: string }
+  | { ok: false; message: string; candidates: string[] };
+
+/**
+ * Resolves a name an agent gave: `team/name` is exact; a bare name is the personal item, else the
+ * one team item of that name. Several matches, or none, are refused with the candidates.
+ */
+export async function resolveAddress(db: Database, session: McpSession, address: string): Promise<Resolution> {
+  const slash = address.indexOf("/");
+  if (slash > 0) {
+    const team = address.slice(0, slash);
+    const name = address.slice(slash + 1);
+    const workspace = session.workspaces.find((w) => w.kind === "team" && w.slug === team);
+    if (workspace) return { ok: true, workspace, name };
+    return {
+      ok: false,
+      message: `There is no team "${team}" in this session.`,
+      candidates: session.workspaces.filter((w) => w.kind === "team").map((w) => w.slug),
+    };
+  }
+  const rows = await db
+    .select({ workspaceId: skills.workspaceId, slug: workspaces.slug })
+    .from(skills)
+    .innerJoin(workspaces, eq(workspaces.id, skills.workspaceId))
+    .where(
+      and(
+        inArray(
+          skills.workspaceId,
+          session.workspaces.map((w) => w.id),
+        ),
+        eq(skills.name, address),
+      ),
+    );
+  const matches = rows
+    .map((r) => session.workspaces.find((w) => w.id === r.workspaceId))
+    .filter((w): w is WorkspaceView => Boolean(w));
+  const personal = matches.find((w) => w.kind === "personal");
+  if (personal) return { ok: true, workspace: personal, name: address };
+  if (matches.length === 1 && matches[0]) return { ok: true, workspace: matches[0], name: address };
+  if (matches.length > 1) {
+    return {
+      ok: false,
+      message: `"${address}" is ambiguous: name one of these.`,
+      candidates: matches.map((w) => addressOf(w, address)),
+    };
+  }
+  const all = await activeItems(db, session);
+  return {
+    ok: false,
+    message: `There is no skill or persona "${address}" in this session.`,
+    candidates: all.map((i) => i.address).slice(0, 50),
+  };
+}

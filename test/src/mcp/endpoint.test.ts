@@ -1,0 +1,267 @@
+/**
+ * The MCP endpoint through real clients over HTTP: the SDK v2 client negotiating the stateless
+ * 2026-07-28 revision, the SDK v2 client in legacy mode, and the v1 SDK client (2025-11-25).
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+let server: TestServer;
+let token: string;
+let cookie = "";
+let csrf = "";
+
+async function rest(path: string, init: { method?: string; body?: unknown } = {}) {
+  const res = await fetch(`${server.url}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      cookie,
+      "x-csrf-token": csrf,
+      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  return { status: res.status, body: res.status === 204 ? null : await res.json() };
+}
+
+type Era = "modern" | "legacy-v2" | "v1";
+async function connect(era: Era, query = "", headers: Record<string, string> = {}) {
+  const url = new URL(`${server.url}/mcp${query}`);
+  const requestInit = { headers: { authorization: `Bearer ${token}`, ...headers } };
+  if (era === "v1") {
+    const client = new ClientV1({ name: "v1-test-client", version: "1.0.0" });
+    await client.connect(new TransportV1(url, { requestInit }));
+    return { client, close: () => client.close(), instructions: client.getInstructions() };
+  }
+  const client = new ClientV2(
+    { name: "v2-test-client", version: "2.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: "auto" } } : {},
+  );
+  await client.connect(new TransportV2(url, { requestInit }));
+  return {
+    client,
+    close: () => client.close(),
+    instructions: client.getInstructions(),
+    era: client.getProtocolEra?.(),
+  };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const signUp = await fetch(`${server.url}/v1/auth/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "mcp@example.com", password: "correct horse battery" }),
+  });
+  const cookies = signUp.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
+  cookie = cookies.join("; ");
+  csrf = cookies.find((c) => c.startsWith("lo_csrf="))?.slice(8) ?? "";
+  token = (await rest("/v1/tokens", { method: "POST", body: { name: "mcp", scopes: ["mcp"] } })).body.secret;
+  const long = "Step.\n".repeat(5000);
+  for (const [name, description, instructions] of [
+    ["code-review", "Reviews diffs for bugs; use when asked to review code.", "# Code review\n\nCheck the tests.\n"],
+    ["long-read", "A long skill to page through.", long],
+  ] as const) {
+    expect(
+      (await rest("/v1/workspaces/me/skills", { method: "POST", body: { name, description, instructions } })).status,
+    ).toBe(201);
+  }
+  expect(
+    (
+      await rest("/v1/workspaces/me/skills/import", {
+        method: "POST",
+        body: {
+          kind: "persona",
+          text: "---\nname: staff-reviewer\ndescription: A staff engineer persona.\n---\nYou are a staff engineer.\n",
+        },
+      })
+    ).status,
+  ).toBe(201);
+});
+afterAll(() => server?.close());
+
+describe.each<Era>(["modern", "legacy-v2", "v1"])("with the %s client", (era) => {
+  it("lists the tools with explicit annotations, and the instructions name the active items", async () => {
+    const { client, close, instructions } = await connect(era);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(["skill_edit", "skills"]);
+      const skills = tools.find((t) => t.name === "skills");
+      expect(skills?.annotations).toMatchObject({
+        title: "Skills and personas",
+        readOnlyHint: true,
+        destructiveHint: false,
+        openWorldHint: false,
+      });
+      expect(tools.find((t) => t.name === "skill_edit")?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+        openWorldHint: false,
+      });
+      expect(instructions).toContain("- code-review: Reviews diffs for bugs");
+      expect(instructions).toContain("- staff-reviewer (persona): A staff engineer persona.");
+    } finally {
+      await close();
+    }
+  });
+
+  it("serves skills list and get, paging long files with next_start", async () => {
+    const { client, close } = await connect(era);
+    try {
+      const list = await client.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(list.isError).toBeFalsy();
+      const names = (list.structuredContent as { items: { name: string }[] }).items.map((i) => i.name);
+      expect(names).toEqual(["code-review", "long-read", "staff-reviewer"]);
+      const get = await client.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } });
+      expect((get.content as { text: string }[])[0]?.text).toContain("Check the tests.");
+      const first = await client.callTool({ name: "skills", arguments: { action: "get", name: "long-read" } });
+      const page = first.structuredContent as { next_start: number; total_chars: number };
+      expect(page.next_start).toBe(20_000);
+      const second = await client.callTool({
+        name: "skills",
+        arguments: { action: "get", name: "long-read", start: page.next_start },
+      });
+      expect((second.structuredContent as { start: number }).start).toBe(20_000);
+      const unknown = await client.callTool({ name: "skills", arguments: { action: "get", name: "nope" } });
+      expect(unknown.isError).toBe(true);
+      expect((unknown.content as { text: string }[])[0]?.text).toContain(
+        "Candidates: code-review, long-read, staff-reviewer",
+      );
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("the negotiated era", () => {
+  it("lands on 2026-07-28 with versionNegotiation auto", async () => {
+    const { close, era } = await connect("modern");
+    try {
+      expect(era).toBe("modern");
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("modes, scope and edits", () => {
+  it("hides and refuses skill_edit in plan mode", async () => {
+    const { client, close } = await connect("modern", "?mode=plan");
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["skills"]);
+      const refused = await client
+        .callTool({
+          name: "skill_edit",
+          arguments: { action: "create", name: "x", description: "x", instructions: "x" },
+        })
+        .catch((e: Error) => e);
+      expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(
+        /skill_edit|not found|unknown/i,
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it("creates and edits through skill_edit, with the registry's rules", async () => {
+    const { client, close } = await connect("legacy-v2");
+    try {
+      const created = await client.callTool({
+        name: "skill_edit",
+        arguments: {
+          action: "create",
+          name: "from-agent",
+          description: "Made over MCP.",
+          instructions: "Body",
+          files: { "notes.md": "n" },
+        },
+      });
+      expect(created.isError).toBeFalsy();
+      const detail = await rest("/v1/workspaces/me/skills/from-agent");
+      expect(detail.body.files.map((f: { path: string }) => f.path)).toEqual(["SKILL.md", "notes.md"]);
+      const leak = `gh${"p_"}${"Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8"}`;
+      const refused = await client.callTool({
+        name: "skill_edit",
+        arguments: { action: "edit", name: "from-agent", instructions: `token ${leak}` },
+      });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]?.text).toMatch(/SKILL\.md line \d+/);
+      expect(JSON.stringify(refused)).not.toContain(leak);
+      const disabled = await client.callTool({
+        name: "skill_edit",
+        arguments: { action: "edit", name: "from-agent", state: "disabled" },
+      });
+      expect((disabled.structuredContent as { state: string }).state).toBe("disabled");
+      expect((await rest("/v1/workspaces/me/skills/from-agent")).body.state).toBe("off");
+    } finally {
+      await close();
+    }
+  });
+
+  it("re-checks scope at dispatch: narrowed mid-session, the next get is refused", async () => {
+    const { client, close } = await connect("modern", `?project=${encodeURIComponent("C:\\Work\\Mono\\pkg")}`);
+    try {
+      expect(
+        (await client.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } })).isError,
+      ).toBeFalsy();
+      const current = await rest("/v1/workspaces/me/skills/code-review");
+      await rest("/v1/workspaces/me/skills/code-review", {
+        method: "PATCH",
+        body: { revision: current.body.revision, scope: { mode: "projects", projects: ["/elsewhere"] } },
+      });
+      const refused = await client.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]?.text).toContain("not active for this session");
+      const list = await client.callTool({ name: "skills", arguments: { action: "list" } });
+      expect((list.structuredContent as { items: { name: string }[] }).items.map((i) => i.name)).not.toContain(
+        "code-review",
+      );
+      const inside = await connect("modern", "", { "x-loadout-project": "/ELSEWHERE/sub/dir/" });
+      try {
+        const ok = await inside.client.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } });
+        expect(ok.isError).toBeFalsy();
+      } finally {
+        await inside.close();
+      }
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("HTTP-level refusals", () => {
+  it("answers 401 with the protected-resource challenge, and serves that metadata", async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const meta = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(meta).toMatchObject({ resource: `${server.url}/mcp`, scopes_supported: ["mcp"] });
+  });
+
+  it("refuses a token without the mcp scope with 403, and a foreign Origin with 403", async () => {
+    const narrow = (await rest("/v1/tokens", { method: "POST", body: { name: "read", scopes: ["skills:read"] } })).body
+      .secret;
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${narrow}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    const evil = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, origin: "https://evil.example", "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(evil.status).toBe(403);
+  });
+});
