@@ -71,7 +71,7 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
                 <Link
                   href={section.href}
                   className="nav-link"
-                  aria-current={pathname === section.href ? "page" : undefined}
+                  aria-current={pathname.startsWith(section.href) ? "page" : undefined}
                 >
                   {section.label}
                 </Link>

@@ -23,8 +23,15 @@ export function ErrorBanner({ error, details }: ErrorBannerProps) {
       {listed.length > 0 && (
         <ul className="banner-details">
           {listed.map((detail) => (
-            <li key={`${detail.path}:${detail.message}`}>
-              {detail.path && <code>{detail.path}</code>} {detail.message}
+            <li key={`${detail.path}:${detail.line ?? ""}:${detail.message}`}>
+              {/* Some messages already start with their path and line; those are shown as they are. */}
+              {detail.path && !detail.message.startsWith(detail.path) && (
+                <>
+                  <code>{detail.path}</code>
+                  {detail.line !== undefined && ` (line ${detail.line})`}{" "}
+                </>
+              )}
+              {detail.message}
             </li>
           ))}
         </ul>

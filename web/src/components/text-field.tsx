@@ -29,7 +29,7 @@ export function TextField({ label, hint, error, ...input }: TextFieldProps) {
         </p>
       )}
       {error && (
-        <p id={errorId} className="field-error">
+        <p id={errorId} className="field-error" role="alert">
           {error}
         </p>
       )}

@@ -1,7 +1,8 @@
 // The console's only way to the REST API: same-origin requests with the session cookie,
 // the CSRF header on writes, and one typed error for every failure.
 
-export type ErrorDetail = { path: string; message: string };
+// `line` is 1-based, in the file that `path` names (a refused credential in SKILL.md, a YAML error).
+export type ErrorDetail = { path: string; message: string; line?: number };
 
 export class ApiError extends Error {
   readonly status: number;
@@ -48,11 +49,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function parseDetails(value: unknown): ErrorDetail[] {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((item: unknown) =>
-    isRecord(item) && typeof item.message === "string"
-      ? [{ path: typeof item.path === "string" ? item.path : "", message: item.message }]
-      : [],
-  );
+  return value.flatMap((item: unknown): ErrorDetail[] => {
+    if (!isRecord(item) || typeof item.message !== "string") return [];
+    const detail: ErrorDetail = { path: typeof item.path === "string" ? item.path : "", message: item.message };
+    if (typeof item.line === "number" && Number.isInteger(item.line)) detail.line = item.line;
+    return [detail];
+  });
 }
 
 async function toApiError(response: Response): Promise<ApiError> {
@@ -81,6 +83,8 @@ async function toApiError(response: Response): Promise<ApiError> {
 
 type RequestOptions = {
   body?: unknown;
+  // Bytes sent as they are (an uploaded archive), with their own content type, instead of JSON.
+  raw?: { data: Blob; contentType: string };
   // signup, login and setup create the session; they cannot carry its CSRF token yet.
   csrf?: boolean;
   signal?: AbortSignal;
@@ -88,7 +92,8 @@ type RequestOptions = {
 
 async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers = new Headers({ accept: "application/json" });
-  if (options.body !== undefined) headers.set("content-type", "application/json");
+  if (options.raw) headers.set("content-type", options.raw.contentType);
+  else if (options.body !== undefined) headers.set("content-type", "application/json");
   if (WRITE_METHODS.has(method) && options.csrf !== false) {
     const token = csrfToken();
     if (token) headers.set("x-csrf-token", token);
@@ -100,7 +105,7 @@ async function request<T>(method: string, path: string, options: RequestOptions 
       method,
       headers,
       credentials: "same-origin",
-      body: options.body === undefined ? null : JSON.stringify(options.body),
+      body: options.raw ? options.raw.data : options.body === undefined ? null : JSON.stringify(options.body),
       signal: options.signal ?? null,
     });
   } catch (cause) {
@@ -122,6 +127,9 @@ export const api = {
   get: <T>(path: string, options?: Pick<RequestOptions, "signal">) => request<T>("GET", path, options),
   post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, "body">) =>
     request<T>("POST", path, { ...options, body }),
+  postBytes: <T>(path: string, data: Blob, contentType: string) =>
+    request<T>("POST", path, { raw: { data, contentType } }),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
   delete: (path: string, options?: Omit<RequestOptions, "body">) => request<void>("DELETE", path, options),
 };
 

@@ -15,3 +15,8 @@ export function formatDateTime(iso: string): string {
 export function displayTokenPrefix(prefix: string): string {
   return `${prefix.startsWith("lo_") ? prefix : `lo_${prefix}`}…`;
 }
+
+// `sha256:9f86d0…` → `9f86d08`: enough to tell versions apart at a glance.
+export function shortDigest(digest: string): string {
+  return digest.replace(/^sha256:/, "").slice(0, 7);
+}

@@ -87,7 +87,7 @@ describe("findCredentials finds", () => {
         path: "references/setup.md",
         line: 4,
         kind,
-        message: expect.stringMatching(/^references\/setup\.md line 4: this looks like an? /),
+        message: expect.stringMatching(/^This looks like an? /),
       },
     ]);
     // The message must never carry the secret, nor a recognisable piece of it.
@@ -222,12 +222,12 @@ describe("isSignedJwt", () => {
 });
 
 describe("credentialMessage", () => {
-  it("names the file, the line and the kind, and says what to do", () => {
-    expect(credentialMessage("references/setup.md", 12, "GitHub token")).toBe(
-      "references/setup.md line 12: this looks like a GitHub token. Remove it: skills are shared with every agent " +
+  it("names the kind and says what to do", () => {
+    expect(credentialMessage("GitHub token")).toBe(
+      "This looks like a GitHub token. Remove it: skills are shared with every agent " +
         "that loads them; keep secrets in a server's headers instead.",
     );
-    expect(credentialMessage("a", 1, "AWS access key id")).toContain("like an AWS access key id.");
-    expect(credentialMessage("a", 1, "OpenAI API key")).toContain("like an OpenAI API key.");
+    expect(credentialMessage("AWS access key id")).toContain("like an AWS access key id.");
+    expect(credentialMessage("OpenAI API key")).toContain("like an OpenAI API key.");
   });
 });

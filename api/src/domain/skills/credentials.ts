@@ -83,9 +83,10 @@ function kindOf(ruleId: string, messageId: string): string {
 
 const article = (kind: string) => (/^(?:[aeiou]|npm)/i.test(kind) ? "an" : "a");
 
-export function credentialMessage(path: string, line: number, kind: string): string {
+/** What to tell the user; the file and line travel beside it (`path`, `line`), not inside it. */
+export function credentialMessage(kind: string): string {
   return (
-    `${path} line ${line}: this looks like ${article(kind)} ${kind}. Remove it: skills are shared with every agent ` +
+    `This looks like ${article(kind)} ${kind}. Remove it: skills are shared with every agent ` +
     "that loads them; keep secrets in a server's headers instead."
   );
 }
@@ -150,7 +151,7 @@ async function scanText(path: string, text: string): Promise<CredentialFinding[]
   for (const { offset, kind } of hits.sort((a, b) => a.offset - b.offset)) {
     const line = lineOf(offset);
     const key = `${line}\u0000${kind}`;
-    if (!findings.has(key)) findings.set(key, { path, line, kind, message: credentialMessage(path, line, kind) });
+    if (!findings.has(key)) findings.set(key, { path, line, kind, message: credentialMessage(kind) });
   }
   return [...findings.values()];
 }

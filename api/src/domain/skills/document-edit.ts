@@ -24,7 +24,7 @@ export function renderSkillDocument(fields: {
   const extra = fields.extra ?? {};
   if ("name" in extra || "description" in extra) throw new TypeError("extra must not set name or description");
   const doc = new Document({ name: fields.name, description: fields.description, ...extra });
-  return `---\n${doc.toString(STRINGIFY)}---\n\n${fields.body}`;
+  return `---\n${doc.toString(STRINGIFY)}---\n${fields.body}`;
 }
 
 /** Everything after the closing fence replaced by `body`; the frontmatter is untouched. */

@@ -205,7 +205,7 @@ describe("parseSkillDocument refuses", () => {
 describe("renderSkillDocument", () => {
   it("writes the documented layout", () => {
     expect(renderSkillDocument({ name: "pdf", description: "Read PDFs.", body: "# PDF\n" })).toBe(
-      "---\nname: pdf\ndescription: Read PDFs.\n---\n\n# PDF\n",
+      "---\nname: pdf\ndescription: Read PDFs.\n---\n# PDF\n",
     );
   });
 
@@ -231,7 +231,7 @@ describe("renderSkillDocument", () => {
     });
     const doc = parsed(text, { kind: "skill", name: "pdf" });
     expect(doc.description).toBe(description);
-    expect(doc.body).toBe("\nBody");
+    expect(doc.body).toBe("Body");
     expect(doc.frontmatter).toMatchObject({ model: "opus: 4", license: "MIT" });
   });
 

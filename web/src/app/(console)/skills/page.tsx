@@ -1,18 +1,21 @@
 "use client";
 
-import { ComingSoon } from "@/components/coming-soon";
+import { useSearchParams } from "next/navigation";
+import { Suspense } from "react";
+import { Loading } from "@/components/loading";
+import { SkillList } from "@/components/skills/skill-list";
+import { parseKind } from "@/lib/skills/links";
+
+function SkillsPageContent() {
+  const kind = parseKind(useSearchParams().get("kind"));
+  // Keyed by kind: each tab starts from its own first page and filters.
+  return <SkillList key={kind} kind={kind} />;
+}
 
 export default function SkillsPage() {
   return (
-    <ComingSoon title="Skills">
-      <p>
-        Here you will write skills and personas: a <code>SKILL.md</code> or <code>PERSONA.md</code> with a name and a
-        description, plus any reference files, or import one from a pasted file or a <code>.zip</code> archive.
-      </p>
-      <p>
-        Each item can be off, on for chosen projects, or on everywhere, and every change keeps the previous version in
-        its history so you can restore it.
-      </p>
-    </ComingSoon>
+    <Suspense fallback={<Loading label="Loading…" />}>
+      <SkillsPageContent />
+    </Suspense>
   );
 }

@@ -1,0 +1,45 @@
+"use client";
+
+import { useState } from "react";
+import { useSession } from "@/components/session-provider";
+import { getSkill } from "@/lib/skills/client";
+import type { SkillDetail } from "@/lib/skills/types";
+import { useWorkspace } from "@/lib/workspace";
+
+type StaleNoticeProps = {
+  name: string;
+  onReloaded: (fresh: SkillDetail) => void;
+  onError: (error: unknown) => void;
+};
+
+// A 409 on a write: someone (a teammate, an agent, another tab) saved first. Nothing of theirs is overwritten.
+export function StaleNotice({ name, onReloaded, onError }: StaleNoticeProps) {
+  const ws = useWorkspace();
+  const { handleAuthError } = useSession();
+  const [loading, setLoading] = useState(false);
+
+  const reload = async () => {
+    setLoading(true);
+    try {
+      onReloaded(await getSkill(ws, name));
+    } catch (caught) {
+      if (!handleAuthError(caught)) onError(caught);
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  return (
+    <div className="banner banner-warning" role="alert">
+      <p className="banner-message">
+        Someone else changed {name} after you opened it, so your save was refused and nothing was overwritten.
+      </p>
+      <p>Reload to see their version. Your edits here are replaced, so copy anything you want to keep first.</p>
+      <div className="form-actions">
+        <button type="button" className="button button-small" onClick={() => void reload()} disabled={loading}>
+          Reload
+        </button>
+      </div>
+    </div>
+  );
+}
