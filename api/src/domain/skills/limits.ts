@@ -36,7 +36,7 @@ export interface SizeProblem {
  * it (16 MiB + 1 byte is "16.1 MiB", not "16.0 MiB").
  */
 export function formatSize(bytes: number): string {
-  if (bytes < KiB) return `${bytes} bytes`;
+  if (bytes < KiB) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
   const [unit, size] = bytes < MiB ? (["KiB", KiB] as const) : (["MiB", MiB] as const);
   const tenths = Math.ceil((bytes / size) * 10) / 10;
   return `${Number.isInteger(tenths) ? tenths.toFixed(0) : tenths.toFixed(1)} ${unit}`;
