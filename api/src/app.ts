@@ -8,6 +8,7 @@ import { requestContext } from "./http/middleware/request-context";
 import { renderReference } from "./http/reference-page";
 import { registerAuth } from "./http/routes/auth";
 import { registerHealth } from "./http/routes/health";
+import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
 import { registerProjects } from "./http/routes/projects";
 import { registerSkills } from "./http/routes/skills";
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps) {
   registerTokens(app);
   registerSkills(app);
   registerProjects(app);
+  registerMcpSettings(app);
   registerMcp(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

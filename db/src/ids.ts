@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   skill: "skl",
   skillVersion: "skv",
   project: "prj",
+  endpoint: "mep",
+  client: "mcc",
   server: "srv",
 } as const;
 

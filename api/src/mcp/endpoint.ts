@@ -9,8 +9,10 @@ import type { AppEnv } from "../http/env";
 import { principalFromApiToken } from "../services/auth/resolve-principal";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
+import { recordClient } from "../services/mcp/clients";
+import { findEndpoint } from "../services/mcp/endpoints";
 import { reachableWorkspaces } from "../services/workspaces/access";
-import { buildMcpServer } from "./server";
+import { buildMcpServer, type ServerOptions } from "./server";
 
 const MODES = new Set(["agent", "plan", "goal"]);
 /** MCP requests are small JSON-RPC messages; skill_edit with files is the largest. */
@@ -19,7 +21,44 @@ const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 interface PerRequest {
   ctx: ActionContext;
   session: McpSession;
-  instructions: string | null;
+  options: ServerOptions;
+}
+
+interface Pinned {
+  endpointId: string;
+  project: string | null;
+  mode: McpSession["mode"];
+  searchFetch: boolean;
+}
+
+/** ChatGPT's connector names itself so (clientInfo or User-Agent); it only calls search and fetch. */
+const CHATGPT = /openai|chatgpt/i;
+
+/** The client's name and version: per request on 2026-07-28, in initialize on the 2025 revisions. */
+export function clientOf(
+  body: unknown,
+): { name: string; version: string; protocolVersion: string | null; era: "modern" | "legacy" } | null {
+  const params = (body as { params?: Record<string, unknown> } | undefined)?.params;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const modern = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown; version?: unknown } | undefined;
+  if (meta?.["io.modelcontextprotocol/protocolVersion"]) {
+    return {
+      name: typeof modern?.name === "string" ? modern.name : "unknown",
+      version: typeof modern?.version === "string" ? modern.version : "",
+      protocolVersion: String(meta["io.modelcontextprotocol/protocolVersion"]),
+      era: "modern",
+    };
+  }
+  const legacy = params?.clientInfo as { name?: unknown; version?: unknown } | undefined;
+  if ((body as { method?: unknown } | undefined)?.method === "initialize" && legacy) {
+    return {
+      name: typeof legacy.name === "string" ? legacy.name : "unknown",
+      version: typeof legacy.version === "string" ? legacy.version : "",
+      protocolVersion: typeof params?.protocolVersion === "string" ? params.protocolVersion : null,
+      era: "legacy",
+    };
+  }
+  return null;
 }
 
 function originOf(c: Context<AppEnv>): string {
@@ -55,7 +94,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     ({ authInfo }) => {
       const per = authInfo?.extra?.loadout as PerRequest | undefined;
       if (!per) throw new Error("MCP request without Loadout's context");
-      return buildMcpServer(per.ctx, per.session, per.instructions);
+      return buildMcpServer(per.ctx, per.session, per.options);
     },
     { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT },
   );
@@ -73,8 +112,21 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
   };
   app.get("/.well-known/oauth-protected-resource", metadata);
   app.get("/.well-known/oauth-protected-resource/mcp", metadata);
+  app.get("/.well-known/oauth-protected-resource/mcp/e/:endpoint", (c) => {
+    const origin = originOf(c);
+    return c.json({
+      resource: `${origin}/mcp/e/${c.req.param("endpoint")}`,
+      authorization_servers: [origin],
+      scopes_supported: ["mcp"],
+      bearer_methods_supported: ["header"],
+      resource_name: "Loadout",
+    });
+  });
 
-  app.all("/mcp", async (c) => {
+  app.all("/mcp", (c) => serve(c, null));
+  app.all("/mcp/e/:endpoint", (c) => serve(c, c.req.param("endpoint")));
+
+  async function serve(c: Context<AppEnv>, endpointId: string | null): Promise<Response> {
     const origin = originOf(c);
     const sentOrigin = c.req.header("origin");
     // DNS rebinding: a browser page on another site must not reach the endpoint.
@@ -89,7 +141,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         return rpcError(c, new AppError("forbidden", `Origin ${sentOrigin} may not use this MCP endpoint.`));
     }
 
-    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`;
+    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${endpointId ? `/mcp/e/${endpointId}` : "/mcp"}"`;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
@@ -129,10 +181,30 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       );
     }
 
-    const mode = c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
+    let pinned: Pinned | null = null;
+    if (endpointId) {
+      const endpoint = await findEndpoint({ db: c.get("db"), principal }, endpointId);
+      // Another user's endpoint is reported exactly like a missing one.
+      if (!endpoint) {
+        return rpcError(
+          c,
+          new AppError(
+            "not_found",
+            `Endpoint "${endpointId}" was not found. Copy its URL again from the Connect page.`,
+          ),
+        );
+      }
+      pinned = {
+        endpointId: endpoint.id,
+        project: endpoint.project,
+        mode: endpoint.mode,
+        searchFetch: endpoint.searchFetch,
+      };
+    }
+    const mode = pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
-    const rawProject = c.req.query("project") ?? c.req.header("x-loadout-project") ?? null;
+    const rawProject = pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
     const project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;
@@ -169,7 +241,24 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
             })),
           )
         : null;
-    const per: PerRequest = { ctx, session, instructions };
+    const client = clientOf(parsedBody);
+    const searchFetch =
+      Boolean(pinned?.searchFetch) ||
+      CHATGPT.test(client?.name ?? "") ||
+      CHATGPT.test(c.req.header("user-agent") ?? "");
+    if (client) {
+      const sighting = {
+        clientName: client.name.slice(0, 200),
+        clientVersion: client.version.slice(0, 100),
+        era: client.era,
+        protocolVersion: client.protocolVersion,
+        project,
+        mode,
+        endpointId: pinned?.endpointId ?? null,
+      };
+      c.get("defer")(() => recordClient(ctx.db, principal, sighting, ctx.now));
+    }
+    const per: PerRequest = { ctx, session, options: { instructions, searchFetch, origin } };
     return handler.fetch(c.req.raw, {
       parsedBody,
       authInfo: {
@@ -179,5 +268,5 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         extra: { loadout: per },
       },
     });
-  });
+  }
 }

@@ -8,7 +8,11 @@ import { createSkill } from "../services/skills/create";
 import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
 import {
+  FETCH_TOOL_ANNOTATIONS,
+  FetchToolInput,
   GET_CHUNK,
+  SEARCH_TOOL_ANNOTATIONS,
+  SearchToolInput,
   SKILL_EDIT_TOOL_ANNOTATIONS,
   SKILLS_TOOL_ANNOTATIONS,
   SkillEditToolInput,
@@ -38,7 +42,16 @@ function fromError(error: unknown): ToolResult {
 }
 
 /** Builds the MCP server for one request: the tools this session may use, and the instructions. */
-export function buildMcpServer(ctx: ActionContext, session: McpSession, instructions: string | null): McpServer {
+export interface ServerOptions {
+  instructions: string | null;
+  /** Offer `search` and `fetch` (ChatGPT clients, and endpoints that opt in). */
+  searchFetch: boolean;
+  /** This server's origin, for the console links in fetch results. */
+  origin: string;
+}
+
+export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
+  const { instructions } = options;
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     ...(instructions ? { instructions } : {}),
@@ -126,6 +139,8 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, instruct
       }
     },
   );
+
+  if (options.searchFetch) registerSearchFetch(server, ctx, session, options.origin);
 
   // In plan and goal modes nothing may change the world: skill_edit is not even offered.
   if (session.mode === "agent") {
@@ -217,4 +232,93 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, instruct
     );
   }
   return server;
+}
+
+/** Ranks items by how many of the query's words their name and description contain. */
+export function rankItems<T extends { address: string; description: string }>(items: T[], query: string): T[] {
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1);
+  if (words.length === 0) return items.slice(0, 10);
+  return items
+    .map((item) => {
+      const name = item.address.toLowerCase();
+      const description = item.description.toLowerCase();
+      const score = words.reduce((n, w) => n + (name.includes(w) ? 3 : 0) + (description.includes(w) ? 1 : 0), 0);
+      return { item, score };
+    })
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || (a.item.address < b.item.address ? -1 : 1))
+    .slice(0, 10)
+    .map((r) => r.item);
+}
+
+function registerSearchFetch(server: McpServer, ctx: ActionContext, session: McpSession, origin: string) {
+  const link = (address: string) => {
+    const slash = address.indexOf("/");
+    return slash > 0
+      ? `${origin}/skills/edit/?name=${encodeURIComponent(address.slice(slash + 1))}&ws=${encodeURIComponent(address.slice(0, slash))}`
+      : `${origin}/skills/edit/?name=${encodeURIComponent(address)}`;
+  };
+  server.registerTool(
+    "search",
+    {
+      title: SEARCH_TOOL_ANNOTATIONS.title,
+      description:
+        "Search your active skills and personas by words in their names and descriptions. Returns ids to pass to fetch.",
+      inputSchema: SearchToolInput,
+      annotations: SEARCH_TOOL_ANNOTATIONS,
+    },
+    async ({ query }) => {
+      const results = rankItems(await activeItems(ctx.db, session), query).map((i) => ({
+        id: i.address,
+        title: `${i.address}: ${i.description}`.slice(0, 200),
+        url: link(i.address),
+      }));
+      return text(JSON.stringify({ results }));
+    },
+  );
+  server.registerTool(
+    "fetch",
+    {
+      title: FETCH_TOOL_ANNOTATIONS.title,
+      description: "Fetch a skill or persona by the id search gave: its whole SKILL.md or PERSONA.md.",
+      inputSchema: FetchToolInput,
+      annotations: FETCH_TOOL_ANNOTATIONS,
+    },
+    async ({ id }) => {
+      const resolved = await resolveAddress(ctx.db, session, id);
+      if (!resolved.ok) return failure(resolved.message);
+      const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null);
+      if (
+        !row ||
+        !isActiveInProject(
+          { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+          session.project,
+        )
+      ) {
+        return failure(`"${id}" is not active for this session.`);
+      }
+      const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
+      const doc = manifest?.files.find((f) => f.path === docNameFor(row.kind));
+      const body = doc
+        ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readBlob(ctx.db, row.workspaceId, doc.digest))
+        : "";
+      return text(
+        JSON.stringify({
+          id,
+          title: id,
+          text: body,
+          url: link(id),
+          metadata: {
+            kind: row.kind,
+            version: row.version,
+            files: manifest?.files.map((f) => f.path) ?? [],
+            untrusted: true,
+          },
+        }),
+      );
+    },
+  );
 }

@@ -54,3 +54,25 @@ export const SKILL_EDIT_TOOL_ANNOTATIONS = {
   idempotentHint: false,
   openWorldHint: false,
 } as const;
+
+/** ChatGPT's connector shapes (outside developer mode it only calls tools named search and fetch). */
+export const SearchToolInput = {
+  query: z.string().max(500).describe("What to look for in your skills and personas"),
+};
+export const FetchToolInput = {
+  id: z.string().max(200).describe("An id from search results"),
+};
+export const SEARCH_TOOL_ANNOTATIONS = {
+  title: "Search skills",
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+export const FETCH_TOOL_ANNOTATIONS = {
+  title: "Fetch a skill",
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;

@@ -265,3 +265,123 @@ describe("HTTP-level refusals", () => {
     expect(evil.status).toBe(403);
   });
 });
+
+describe("saved endpoints, connections and ChatGPT's shapes", () => {
+  it("pins project and mode on /mcp/e/{id}, ignoring headers; another user's id is 404", async () => {
+    const created = await rest("/v1/endpoints", {
+      method: "POST",
+      body: { name: "plan in mono", project: "/Work/Mono/", mode: "plan" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ project: "/work/mono", mode: "plan", path: `/mcp/e/${created.body.id}` });
+    const { client, close } = await connect("modern", "", {});
+    await close();
+    const pinned = new ClientV2({ name: "pinned", version: "1" }, { versionNegotiation: { mode: "auto" } });
+    await pinned.connect(
+      new TransportV2(new URL(`${server.url}${created.body.path}?mode=agent`), {
+        requestInit: { headers: { authorization: `Bearer ${token}`, "x-loadout-mode": "agent" } },
+      }),
+    );
+    try {
+      expect((await pinned.listTools()).tools.map((t) => t.name)).toEqual(["skills"]);
+    } finally {
+      await pinned.close();
+    }
+    expect(client).toBeDefined();
+
+    const other = await fetch(`${server.url}/v1/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "other-mcp@example.com", password: "correct horse battery" }),
+    });
+    const otherCookies = other.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
+    const otherCsrf = otherCookies.find((c) => c.startsWith("lo_csrf="))?.slice(8) ?? "";
+    const otherToken = await (
+      await fetch(`${server.url}/v1/tokens`, {
+        method: "POST",
+        headers: { cookie: otherCookies.join("; "), "x-csrf-token": otherCsrf, "content-type": "application/json" },
+        body: JSON.stringify({ name: "x", scopes: ["mcp"] }),
+      })
+    ).json();
+    const probe = async (path: string) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${otherToken.secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    const foreign = await probe(created.body.path);
+    const missing = await probe("/mcp/e/mep_01jzzzzzzzzzzzzzzzzzzzzzzz");
+    expect(foreign.status).toBe(404);
+    expect(missing.status).toBe(404);
+    const a = (await foreign.json()).error.message.replace(created.body.id, "ID");
+    const b = (await missing.json()).error.message.replace("mep_01jzzzzzzzzzzzzzzzzzzzzzzz", "ID");
+    expect(a).toBe(b);
+
+    expect((await rest(`/v1/endpoints/${created.body.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await rest("/v1/endpoints")).body.endpoints).toEqual([]);
+  });
+
+  it("records client connections for the console, after the response", async () => {
+    const { close } = await connect("v1", `?project=${encodeURIComponent("/home/ada/app")}`);
+    await close();
+    await new Promise((r) => setTimeout(r, 200));
+    const { body } = await rest("/v1/connections");
+    const v1 = body.connections.find(
+      (c: { clientName: string; project: string | null }) =>
+        c.clientName === "v1-test-client" && c.project === "/home/ada/app",
+    );
+    expect(v1).toMatchObject({
+      clientVersion: "1.0.0",
+      era: "legacy",
+      protocolVersion: "2025-11-25",
+      project: "/home/ada/app",
+      mode: "agent",
+    });
+    const modern = body.connections.find(
+      (c: { clientName: string }) => c.clientName === "v2-test-client" && c.era === "modern",
+    );
+    expect(modern?.protocolVersion).toBe("2026-07-28");
+  });
+
+  it("offers search and fetch to ChatGPT, in the shapes it expects", async () => {
+    const client = new ClientV1({ name: "openai-mcp", version: "1.0.0" });
+    await client.connect(
+      new TransportV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      // Stateless 2025 serving: tools/list carries no clientInfo, so the User-Agent or an endpoint opts in.
+      const plain = (await client.listTools()).tools.map((t) => t.name);
+      expect(plain).not.toContain("search");
+    } finally {
+      await client.close();
+    }
+    const chatgpt = new ClientV1({ name: "openai-mcp", version: "1.0.0" });
+    await chatgpt.connect(
+      new TransportV1(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}`, "user-agent": "openai-mcp/1.0.0" } },
+      }),
+    );
+    try {
+      const tools = (await chatgpt.listTools()).tools;
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["search", "fetch", "skills"]));
+      expect(tools.find((t) => t.name === "search")?.annotations).toMatchObject({ readOnlyHint: true });
+      const found = await chatgpt.callTool({ name: "search", arguments: { query: "staff engineer" } });
+      const results = JSON.parse((found.content as { text: string }[])[0]?.text ?? "{}").results as {
+        id: string;
+        title: string;
+        url: string;
+      }[];
+      expect(results[0]).toMatchObject({ id: "staff-reviewer", url: `${server.url}/skills/edit/?name=staff-reviewer` });
+      const fetched = await chatgpt.callTool({ name: "fetch", arguments: { id: "staff-reviewer" } });
+      const doc = JSON.parse((fetched.content as { text: string }[])[0]?.text ?? "{}");
+      expect(doc).toMatchObject({ id: "staff-reviewer", title: "staff-reviewer" });
+      expect(doc.text).toContain("You are a staff engineer.");
+    } finally {
+      await chatgpt.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { randomBase62 } from "../../auth/secrets";
 import type { AppDeps, AppEnv } from "../env";
+import { describeError } from "../errors";
 
 /**
  * Per-request context: a request id (echoed as X-Request-Id), the clock, a database from the
@@ -54,7 +55,7 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
           try {
             await work();
           } catch (error) {
-            deps.logger.log("error", "deferred work failed", { requestId, error: String(error) });
+            deps.logger.log("error", "deferred work failed", { requestId, error: describeError(error) });
           }
         }
         await release();

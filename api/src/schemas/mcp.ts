@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import { Timestamp } from "./common";
+
+export const McpMode = z.enum(["agent", "plan", "goal"]);
+
+export const CreateEndpointInput = z
+  .strictObject({
+    name: z
+      .string({ error: "name is required" })
+      .trim()
+      .min(1, "name is required")
+      .max(64, "name must have at most 64 characters"),
+    project: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1024)
+      .optional()
+      .openapi({ description: "The project path this endpoint pins (normalised)." }),
+    mode: McpMode.optional().openapi({ description: "agent (default), plan or goal." }),
+    searchFetch: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Offer ChatGPT's search and fetch tools on this endpoint." }),
+  })
+  .openapi("CreateEndpointInput");
+export type CreateEndpointInput = z.infer<typeof CreateEndpointInput>;
+
+export const EndpointSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    project: z.string().nullable(),
+    mode: McpMode,
+    searchFetch: z.boolean(),
+    path: z
+      .string()
+      .openapi({ description: "The endpoint's path, to append to this server's origin.", example: "/mcp/e/mep_01…" }),
+    createdAt: Timestamp,
+  })
+  .openapi("Endpoint");
+export type EndpointView = z.infer<typeof EndpointSchema>;
+
+export const ConnectionSchema = z
+  .object({
+    id: z.string(),
+    clientName: z.string(),
+    clientVersion: z.string(),
+    era: z.enum(["modern", "legacy"]),
+    protocolVersion: z.string().nullable(),
+    project: z.string().nullable(),
+    mode: z.string(),
+    endpointId: z.string().nullable(),
+    tokenId: z.string().nullable(),
+    requests: z.number().int(),
+    firstSeenAt: Timestamp,
+    lastSeenAt: Timestamp,
+  })
+  .openapi("Connection");
+
+export const EndpointParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});

@@ -1,0 +1,87 @@
+import { type Database, mcpClients, newId } from "@loadout/db";
+import { desc, eq, sql } from "drizzle-orm";
+import type { Principal } from "../context";
+import { personalWorkspaceId } from "../workspaces/access";
+
+export interface ClientSighting {
+  clientName: string;
+  clientVersion: string;
+  era: "modern" | "legacy";
+  protocolVersion: string | null;
+  project: string | null;
+  mode: string;
+  endpointId: string | null;
+}
+
+/** Sightings written in the last minute, per process: the console needs "last seen", not every request. */
+const recent = new Map<string, number>();
+const RESOLUTION_MS = 60_000;
+
+/**
+ * Records (or refreshes) a client connection. Call it deferred, after the response: it is never
+ * on a request's critical path, and it writes at most once a minute per connection and process.
+ */
+export async function recordClient(
+  db: Database,
+  principal: Principal,
+  sighting: ClientSighting,
+  now: Date,
+): Promise<void> {
+  const tokenId = principal.kind === "token" ? principal.tokenId : null;
+  const key = [
+    sighting.clientName,
+    sighting.clientVersion,
+    sighting.era,
+    sighting.project ?? "",
+    sighting.mode,
+    sighting.endpointId ?? "",
+    tokenId ?? "",
+  ].join("\u001f");
+  const memo = `${principal.userId}\u001f${key}`;
+  const last = recent.get(memo);
+  if (last !== undefined && now.getTime() - last < RESOLUTION_MS) return;
+  recent.set(memo, now.getTime());
+  if (recent.size > 10_000) recent.clear();
+  const workspaceId = await personalWorkspaceId(db, principal.userId);
+  if (!workspaceId) return;
+  await db
+    .insert(mcpClients)
+    .values({
+      id: newId("client", now.getTime()),
+      workspaceId,
+      userId: principal.userId,
+      key,
+      ...sighting,
+      tokenId,
+      requests: 1,
+      firstSeenAt: now,
+      lastSeenAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [mcpClients.userId, mcpClients.key],
+      set: { lastSeenAt: now, requests: sql`${mcpClients.requests} + 1`, protocolVersion: sighting.protocolVersion },
+    });
+}
+
+export async function listClients(db: Database, userId: string) {
+  const rows = await db
+    .select()
+    .from(mcpClients)
+    .where(eq(mcpClients.userId, userId))
+    .orderBy(desc(mcpClients.lastSeenAt))
+    .limit(100);
+  return rows.map((r) => ({
+    id: r.id,
+    clientName: r.clientName,
+    clientVersion: r.clientVersion,
+    era: r.era,
+    protocolVersion: r.protocolVersion,
+    project: r.project,
+    mode: r.mode,
+    endpointId: r.endpointId,
+    tokenId: r.tokenId,
+    requests: r.requests,
+    firstSeenAt: r.firstSeenAt.toISOString(),
+    lastSeenAt: r.lastSeenAt.toISOString(),
+  }));
+}
