@@ -6,6 +6,7 @@ import { instructionsBlock } from "../domain/instructions";
 import { hasScope } from "../domain/scopes";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv } from "../http/env";
+import { readLimited } from "../http/middleware/json-body";
 import { principalFromApiToken } from "../services/auth/resolve-principal";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
@@ -209,11 +210,15 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
 
     let parsedBody: unknown;
     if (c.req.method === "POST") {
-      const declared = Number(c.req.header("content-length") ?? "0");
-      if (declared > MCP_BODY_LIMIT)
-        return rpcError(c, new AppError("payload_too_large", "The MCP request is larger than 4 MiB."));
+      let bytes: Uint8Array;
       try {
-        parsedBody = await c.req.json();
+        bytes = await readLimited(c.req.raw, MCP_BODY_LIMIT);
+      } catch (error) {
+        if (error instanceof AppError) return rpcError(c, error);
+        throw error;
+      }
+      try {
+        parsedBody = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         return c.json(
           { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the body is not JSON." } },

@@ -342,7 +342,7 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
       mode: "agent",
     });
     const modern = body.connections.find(
-      (c: { clientName: string }) => c.clientName === "v2-test-client" && c.era === "modern",
+      (c: { clientName: string; era: string }) => c.clientName === "v2-test-client" && c.era === "modern",
     );
     expect(modern?.protocolVersion).toBe("2026-07-28");
   });

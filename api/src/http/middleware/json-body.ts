@@ -46,7 +46,8 @@ export function jsonBody(limit: number = DEFAULT_BODY_LIMIT, raw: readonly strin
   });
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+/** Reads a body, refusing it as soon as it passes `limit` bytes, whatever Content-Length claimed. */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -70,9 +71,10 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return all;
 }
 
-function tooLarge(limit: number): AppError {
-  return new AppError(
-    "payload_too_large",
-    `The request body is larger than this route accepts (${Math.round(limit / 1024)} KiB).`,
-  );
+export function tooLarge(limit: number): AppError {
+  const size = limit >= 1024 * 1024 ? `${(limit / 1024 / 1024).toFixed(0)} MiB` : `${Math.round(limit / 1024)} KiB`;
+  // The rest of the body is never read, so this connection cannot carry another request.
+  return new AppError("payload_too_large", `The request body is larger than this route accepts (${size}).`, {
+    headers: { Connection: "close" },
+  });
 }
