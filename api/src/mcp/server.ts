@@ -1,4 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/server";
+import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
@@ -7,6 +8,7 @@ import { activeItems, type McpSession, resolveAddress } from "../services/mcp/ca
 import { createSkill } from "../services/skills/create";
 import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
+import { registrySkillSource } from "./skills-source";
 import {
   FETCH_TOOL_ANNOTATIONS,
   FetchToolInput,
@@ -141,6 +143,8 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   );
 
   if (options.searchFetch) registerSearchFetch(server, ctx, session, options.origin);
+  // The Skills extension: declared in capabilities, serving skills/list, skills/get and skill:// reads.
+  new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
 
   // In plan and goal modes nothing may change the world: skill_edit is not even offered.
   if (session.mode === "agent") {

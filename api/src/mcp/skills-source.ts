@@ -1,0 +1,215 @@
+import { type Database, skillBlobs, skills, skillVersionFiles, skillVersions } from "@loadout/db";
+import type { Resource } from "@modelcontextprotocol/server";
+import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import { and, eq, inArray, or } from "drizzle-orm";
+import { isActiveInProject } from "../domain/activation";
+import { decodeCursor, encodeCursor } from "../domain/cursor";
+import { estimateTokens } from "../domain/instructions";
+import { parseSkillDocument } from "../domain/skills/document";
+import { activeItems, type CatalogItem, type McpSession } from "../services/mcp/catalog";
+import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
+
+const PAGE = 100;
+const SCHEME = "skill://";
+const META = "dev.loadout";
+
+interface Located {
+  workspaceId: string;
+  address: string;
+  name: string;
+  path: string;
+}
+
+/**
+ * The Skills extension (SEP-2640) over the registry: every active skill of the session as an
+ * entry with its verbatim frontmatter and a complete manifest (size and digest of the exact
+ * stored bytes), its files readable as `skill://` resources. Scope is checked on every get and
+ * read, as for the tools.
+ */
+export function registrySkillSource(db: Database, session: McpSession): SkillSource {
+  const teamSlugs = new Map(session.workspaces.filter((w) => w.kind === "team").map((w) => [w.slug, w]));
+  const personal = session.workspaces.find((w) => w.kind === "personal");
+
+  /** `skill://acme/review/references/a.md` → the team's `review`, file `references/a.md`; else a personal skill. */
+  async function locate(uri: string): Promise<Located | null> {
+    if (!uri.startsWith(SCHEME)) return null;
+    const parts = uri
+      .slice(SCHEME.length)
+      .split("/")
+      .map((p) => decodeURIComponent(p));
+    const [first, second] = parts;
+    if (!first) return null;
+    const team = teamSlugs.get(first);
+    if (team && second) {
+      const row = await findSkill(db, team.id, second).catch(() => null);
+      if (row)
+        return { workspaceId: team.id, address: `${first}/${second}`, name: second, path: parts.slice(2).join("/") };
+    }
+    if (!personal) return null;
+    return { workspaceId: personal.id, address: first, name: first, path: parts.slice(1).join("/") };
+  }
+
+  /** The item if it is a skill active in this session now. */
+  async function active(located: Located) {
+    const row = await findSkill(db, located.workspaceId, located.name).catch(() => null);
+    if (!row || row.kind !== "skill") return null;
+    const scope = { mode: row.scopeMode, projects: row.scopeProjects };
+    return isActiveInProject({ enabled: row.enabled, scope }, session.project) ? row : null;
+  }
+
+  async function entries(items: CatalogItem[]): Promise<Skill[]> {
+    if (items.length === 0) return [];
+    const files = await db
+      .select({
+        skillId: skillVersions.skillId,
+        path: skillVersionFiles.path,
+        size: skillVersionFiles.size,
+        digest: skillVersionFiles.digest,
+      })
+      .from(skillVersions)
+      .innerJoin(skills, and(eq(skills.id, skillVersions.skillId), eq(skills.version, skillVersions.version)))
+      .innerJoin(skillVersionFiles, eq(skillVersionFiles.versionId, skillVersions.id))
+      .where(
+        inArray(
+          skillVersions.skillId,
+          items.map((i) => i.id),
+        ),
+      );
+    const byItem = new Map<string, typeof files>();
+    for (const f of files) byItem.set(f.skillId, [...(byItem.get(f.skillId) ?? []), f]);
+    const docs = items.flatMap((i) =>
+      (byItem.get(i.id) ?? [])
+        .filter((f) => f.path === "SKILL.md")
+        .map((f) => ({ workspaceId: i.workspaceId, digest: f.digest })),
+    );
+    const blobs = docs.length
+      ? await db
+          .select({ workspaceId: skillBlobs.workspaceId, digest: skillBlobs.digest, content: skillBlobs.content })
+          .from(skillBlobs)
+          .where(
+            or(...docs.map((d) => and(eq(skillBlobs.workspaceId, d.workspaceId), eq(skillBlobs.digest, d.digest)))),
+          )
+      : [];
+    const text = new Map(
+      blobs.map((b) => [
+        `${b.workspaceId} ${b.digest}`,
+        new TextDecoder("utf-8", { ignoreBOM: true }).decode(b.content),
+      ]),
+    );
+    return items.flatMap((item) => {
+      const manifest = (byItem.get(item.id) ?? []).sort((a, b) => (a.path < b.path ? -1 : 1));
+      const doc = manifest.find((f) => f.path === "SKILL.md");
+      const body = doc ? text.get(`${item.workspaceId} ${doc.digest}`) : undefined;
+      if (!doc || body === undefined) return [];
+      return [
+        entryOf(item.address, item.origin.kind === "team" ? `team:${item.origin.team}` : "personal", body, manifest),
+      ];
+    });
+  }
+
+  return {
+    async list({ cursor }) {
+      const after = cursor ? decodeCursor(cursor)?.a : undefined;
+      const all = (await activeItems(db, session)).filter((i) => i.kind === "skill");
+      const start = typeof after === "string" ? all.filter((i) => i.address > after) : all;
+      const page = start.slice(0, PAGE);
+      const last = page[page.length - 1];
+      return {
+        skills: await entries(page),
+        ...(start.length > PAGE && last ? { nextCursor: encodeCursor({ a: last.address }) } : {}),
+      };
+    },
+
+    async get(uri) {
+      const located = await locate(uri);
+      if (!located || located.path !== "SKILL.md") return undefined;
+      const row = await active(located);
+      if (!row) return undefined;
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      const doc = manifest?.files.find((f) => f.path === "SKILL.md");
+      if (!manifest || !doc) return undefined;
+      const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(
+        await readBlob(db, row.workspaceId, doc.digest),
+      );
+      const origin = located.address.includes("/") ? `team:${located.address.split("/")[0]}` : "personal";
+      return entryOf(located.address, origin, body, manifest.files);
+    },
+
+    async read(uri): Promise<SkillReadResult | undefined> {
+      const located = await locate(uri);
+      if (!located?.path) return undefined;
+      const row = await active(located);
+      if (!row) return undefined;
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      const file = manifest?.files.find((f) => f.path === located.path);
+      if (!file) return undefined;
+      const bytes = await readBlob(db, row.workspaceId, file.digest);
+      const isText = /\.(md|markdown|txt|json|ya?ml|toml|csv|tsv|py|js|ts|tsx|sh|rb|go|rs|sql|html|css|xml)$/i.test(
+        file.path,
+      );
+      if (isText) {
+        try {
+          return {
+            text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
+            mimeType: /\.(md|markdown)$/i.test(file.path) ? "text/markdown" : "text/plain",
+          };
+        } catch {
+          // Not UTF-8 after all: served as bytes below.
+        }
+      }
+      return { bytes, mimeType: "application/octet-stream" };
+    },
+
+    async readDirectory(uri, { cursor }) {
+      const located = await locate(uri.endsWith("/") ? uri.slice(0, -1) : uri);
+      if (!located) return undefined;
+      const row = await active(located);
+      if (!row) return undefined;
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      if (!manifest) return undefined;
+      const dir = located.path ? `${located.path}/` : "";
+      if (dir && !manifest.files.some((f) => f.path.startsWith(dir))) return undefined;
+      const children = new Map<string, Resource>();
+      for (const f of manifest.files) {
+        if (!f.path.startsWith(dir)) continue;
+        const rest = f.path.slice(dir.length);
+        const slash = rest.indexOf("/");
+        const name = slash === -1 ? rest : rest.slice(0, slash);
+        const childUri = `${SCHEME}${located.address}/${dir}${name}`;
+        if (!children.has(name)) {
+          children.set(
+            name,
+            slash === -1 ? { uri: childUri, name, size: f.size } : { uri: childUri, name, mimeType: "inode/directory" },
+          );
+        }
+      }
+      const all = [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1));
+      const after = cursor ? decodeCursor(cursor)?.u : undefined;
+      const rest = typeof after === "string" ? all.filter((r) => r.uri > after) : all;
+      const page = rest.slice(0, PAGE);
+      const last = page[page.length - 1];
+      return { resources: page, ...(rest.length > PAGE && last ? { nextCursor: encodeCursor({ u: last.uri }) } : {}) };
+    },
+  };
+}
+
+function entryOf(
+  address: string,
+  origin: string,
+  body: string,
+  files: { path: string; size: number; digest: string }[],
+): Skill {
+  const parsed = parseSkillDocument(body, { kind: "skill" });
+  const frontmatter = parsed.ok ? parsed.doc.frontmatter : {};
+  return {
+    uri: `${SCHEME}${address}/SKILL.md`,
+    frontmatter: frontmatter as Skill["frontmatter"],
+    resources: files.map((f) => ({ uri: `${SCHEME}${address}/${f.path}`, digest: f.digest, size: f.size })),
+    _meta: {
+      [`${META}/origin`]: origin,
+      [`${META}/estimatedTokens`]: estimateTokens(body),
+      // Skill text is guidance written by people, never permission: hosts should treat it so.
+      [`${META}/untrusted`]: true,
+    },
+  };
+}
