@@ -13,6 +13,7 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { createPasswordHasher } from "../auth/password";
 import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
+import { batchingRecorder } from "../services/mcp/call-log";
 import type { NodeEnv } from "./node-env";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
@@ -56,7 +57,9 @@ export async function startNodeServer(
   const trustProxy = env.LOADOUT_TRUST_PROXY === "1";
   const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
 
+  const callRecorder = batchingRecorder(database.db, logger);
   const app = createApp({
+    callRecorder,
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,
@@ -91,6 +94,7 @@ export async function startNodeServer(
       force.unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
+      await callRecorder.flush();
       if (!options.database) await database.close();
     },
   };

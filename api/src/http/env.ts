@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
 import type { Logger } from "../logger";
 import type { Principal } from "../services/context";
+import type { CallRecorder } from "../services/mcp/call-log";
 
 /** Hands out a database for one request. Node shares one pool; Workers open a connection per request. */
 export interface DatabaseProvider {
@@ -25,6 +26,8 @@ export interface AppDeps {
   /** Serves the console's static files for paths no route claims. */
   assets?: MiddlewareHandler;
   version?: string;
+  /** Where MCP calls are logged; writes after the response (default: one row per call). */
+  callRecorder?: CallRecorder;
 }
 
 export interface AppVariables {

@@ -9,6 +9,7 @@ import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { principalFromApiToken } from "../services/auth/resolve-principal";
 import type { ActionContext } from "../services/context";
+import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
@@ -16,6 +17,36 @@ import { reachableWorkspaces } from "../services/workspaces/access";
 import { buildMcpServer, type ServerOptions } from "./server";
 
 const MODES = new Set(["agent", "plan", "goal"]);
+/** The requests the activity log keeps: calls and reads, not handshakes and lists. */
+const LOGGED_METHODS = /^(tools\/call|skills\/get|resources\/read)$/;
+
+/** What became of a call, from its JSON or SSE answer. */
+export function outcomeOf(body: string): "ok" | "error" | "tool_error" | "not_active" {
+  const messages = body.trimStart().startsWith("{")
+    ? [body]
+    : body
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5));
+  for (const text of messages) {
+    try {
+      const message = JSON.parse(text) as {
+        error?: unknown;
+        result?: { isError?: boolean; content?: { text?: string }[] };
+      };
+      if (message.error) return "error";
+      if (message.result?.isError) {
+        return message.result.content?.some((c) => c.text?.includes("not active for this session"))
+          ? "not_active"
+          : "tool_error";
+      }
+      if (message.result) return "ok";
+    } catch {
+      // A keep-alive or a partial line: not the answer.
+    }
+  }
+  return "error";
+}
 /** MCP requests are small JSON-RPC messages; skill_edit with files is the largest. */
 const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -264,7 +295,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       c.get("defer")(() => recordClient(ctx.db, principal, sighting, ctx.now));
     }
     const per: PerRequest = { ctx, session, options: { instructions, searchFetch, origin } };
-    return handler.fetch(c.req.raw, {
+    const started = performance.now();
+    const response = await handler.fetch(c.req.raw, {
       parsedBody,
       authInfo: {
         token: "loadout",
@@ -273,5 +305,40 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         extra: { loadout: per },
       },
     });
+    const rpc = parsedBody as { id?: unknown; method?: unknown; params?: Record<string, unknown> } | undefined;
+    const personal = session.workspaces.find((w) => w.kind === "personal");
+    if (typeof rpc?.method === "string" && rpc.id !== undefined && LOGGED_METHODS.test(rpc.method) && personal) {
+      // The activity log reads the answer after it has gone to the client: no round trip is added.
+      const copy = response.clone();
+      const params = rpc.params ?? {};
+      const args = params.arguments as Record<string, unknown> | undefined;
+      const call = {
+        workspaceId: personal.id,
+        userId: principal.userId,
+        tokenId: principal.kind === "token" ? principal.tokenId : null,
+        requestId: ctx.requestId,
+        at: ctx.now,
+        method: rpc.method,
+        target:
+          typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : rpc.method,
+        item:
+          typeof args?.name === "string"
+            ? args.name
+            : typeof args?.id === "string"
+              ? args.id
+              : typeof params.uri === "string"
+                ? params.uri
+                : null,
+        client: client ? `${client.name} ${client.version}`.trim() : null,
+        mode,
+        project,
+      };
+      const recorder = c.get("deps").callRecorder ?? immediateRecorder;
+      c.get("defer")(async () => {
+        const outcome = outcomeOf(await copy.text());
+        await recorder.record(ctx.db, { ...call, outcome, ms: Math.round((performance.now() - started) * 100) / 100 });
+      });
+    }
+    return response;
   }
 }

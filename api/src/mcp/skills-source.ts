@@ -1,14 +1,16 @@
 import { type Database, skillBlobs, skills, skillVersionFiles, skillVersions } from "@loadout/db";
-import type { Resource } from "@modelcontextprotocol/server";
+import { ProtocolError, type Resource } from "@modelcontextprotocol/server";
 import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import { and, eq, inArray, or } from "drizzle-orm";
 import { isActiveInProject } from "../domain/activation";
 import { decodeCursor, encodeCursor } from "../domain/cursor";
 import { estimateTokens } from "../domain/instructions";
+import { digestOf } from "../domain/skills/digest";
 import { parseSkillDocument } from "../domain/skills/document";
 import { activeItems, type CatalogItem, type McpSession } from "../services/mcp/catalog";
 import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
 
+/** Entries per skills/list page, and children per directory page. */
 const PAGE = 100;
 const SCHEME = "skill://";
 const META = "dev.loadout";
@@ -109,14 +111,29 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
 
   return {
     async list({ cursor }) {
-      const after = cursor ? decodeCursor(cursor)?.a : undefined;
       const all = (await activeItems(db, session)).filter((i) => i.kind === "skill");
-      const start = typeof after === "string" ? all.filter((i) => i.address > after) : all;
+      // A cursor carries a fingerprint of the listing it continues: pages of a registry that
+      // changed in between would skip or repeat entries, so such a cursor is refused.
+      const fingerprint = digestOf(
+        new TextEncoder().encode(all.map((i) => `${i.address}@${i.version}`).join("\n")),
+      ).slice(7, 23);
+      let after: string | undefined;
+      if (cursor) {
+        const decoded = decodeCursor(cursor);
+        if (typeof decoded?.a !== "string" || decoded.f !== fingerprint) {
+          throw new ProtocolError(
+            -32602,
+            "This cursor belongs to a listing that has changed (or is not one this server gave out); list skills again from the start.",
+          );
+        }
+        after = decoded.a;
+      }
+      const start = after === undefined ? all : all.filter((i) => i.address > (after as string));
       const page = start.slice(0, PAGE);
       const last = page[page.length - 1];
       return {
         skills: await entries(page),
-        ...(start.length > PAGE && last ? { nextCursor: encodeCursor({ a: last.address }) } : {}),
+        ...(start.length > PAGE && last ? { nextCursor: encodeCursor({ a: last.address, f: fingerprint }) } : {}),
       };
     },
 

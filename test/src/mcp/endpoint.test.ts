@@ -385,3 +385,35 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
     }
   });
 });
+
+describe("the activity log", () => {
+  it("records each call with its client, item, outcome and latency, after the response", async () => {
+    const { auditEvents } = await import("@loadout/db");
+    const { eq } = await import("drizzle-orm");
+    const { client, close } = await connect("modern", `?project=${encodeURIComponent("/audit/here")}`);
+    try {
+      await client.callTool({ name: "skills", arguments: { action: "get", name: "long-read" } });
+      await client.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } });
+      await client.callTool({ name: "skills", arguments: { action: "get", name: "nothing-like-it" } });
+    } finally {
+      await close();
+    }
+    await new Promise((r) => setTimeout(r, 600));
+    const rows = await server.database.db.select().from(auditEvents).where(eq(auditEvents.action, "mcp.call"));
+    const mine = rows.filter((r) => (r.data as { project?: string }).project === "/audit/here");
+    const byItem = Object.fromEntries(mine.map((r) => [(r.data as { item: string }).item, r]));
+    expect((byItem["long-read"]?.data as { outcome: string }).outcome).toBe("ok");
+    expect((byItem["code-review"]?.data as { outcome: string }).outcome).toBe("not_active");
+    expect((byItem["nothing-like-it"]?.data as { outcome: string }).outcome).toBe("tool_error");
+    expect(byItem["long-read"]).toMatchObject({
+      targetType: "tools/call",
+      targetId: "skills",
+      actorTokenId: expect.stringMatching(/^tok_/),
+    });
+    expect(byItem["long-read"]?.data).toMatchObject({
+      client: "v2-test-client 2.0.0",
+      mode: "agent",
+      ms: expect.any(Number),
+    });
+  });
+});

@@ -202,3 +202,35 @@ describe("the Skills extension", () => {
     expect((await rpc("skills/list")).message.result?.skills).toEqual([]);
   });
 });
+
+describe("skills/list pages", () => {
+  it("pages by URI with opaque cursors, and refuses a cursor once the registry changed", async () => {
+    for (let i = 0; i < 101; i++) {
+      const res = await rest("/v1/workspaces/me/skills", {
+        method: "POST",
+        body: { name: `bulk-${String(i).padStart(3, "0")}`, description: `Bulk ${i}.`, instructions: "x" },
+      });
+      expect(res.status).toBe(201);
+    }
+    const first = await rpc("skills/list");
+    const page1 = first.message.result?.skills as { uri: string }[];
+    expect(page1).toHaveLength(100);
+    expect(page1.map((s) => s.uri)).toEqual([...page1.map((s) => s.uri)].sort());
+    const cursor = first.message.result?.nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const second = await rpc("skills/list", { cursor });
+    const page2 = (second.message.result?.skills as { uri: string }[]).map((s) => s.uri);
+    expect(page2.at(-1)).toBe("skill://bulk-100/SKILL.md");
+    expect(page2.every((uri) => uri > (page1.at(-1)?.uri ?? ""))).toBe(true);
+    expect(second.message.result?.nextCursor).toBeUndefined();
+
+    await rest("/v1/workspaces/me/skills", {
+      method: "POST",
+      body: { name: "bulk-new", description: "Added mid-listing.", instructions: "x" },
+    });
+    const stale = await rpc("skills/list", { cursor });
+    expect(stale.message.error?.code).toBe(-32602);
+    expect(stale.message.error?.message).toMatch(/changed/);
+    expect((await rpc("skills/list", { cursor: "garbage" })).message.error?.code).toBe(-32602);
+  });
+});

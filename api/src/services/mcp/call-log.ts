@@ -1,0 +1,102 @@
+import { auditEvents, type Database, newId } from "@loadout/db";
+import type { Logger } from "../../logger";
+
+/** One MCP call, as the activity log keeps it. */
+export interface McpCall {
+  workspaceId: string;
+  userId: string;
+  tokenId: string | null;
+  requestId: string;
+  at: Date;
+  /** tools/call, skills/get, resources/read … */
+  method: string;
+  /** The tool name, or the URI read. */
+  target: string;
+  /** The item the call named, when it named one. */
+  item: string | null;
+  outcome: "ok" | "error" | "tool_error" | "not_active";
+  ms: number;
+  client: string | null;
+  mode: string;
+  project: string | null;
+}
+
+export interface CallRecorder {
+  record(db: Database, call: McpCall): Promise<void>;
+  flush(): Promise<void>;
+}
+
+const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
+  id: newId("event", call.at.getTime()),
+  workspaceId: call.workspaceId,
+  actorUserId: call.userId,
+  actorTokenId: call.tokenId,
+  action: "mcp.call",
+  targetType: call.method,
+  targetId: call.target,
+  data: {
+    item: call.item,
+    outcome: call.outcome,
+    ms: call.ms,
+    client: call.client,
+    mode: call.mode,
+    project: call.project,
+  },
+  requestId: call.requestId,
+  createdAt: call.at,
+});
+
+/** Writes each call as it comes (after the response): for Workers, where nothing outlives a request. */
+export const immediateRecorder: CallRecorder = {
+  async record(db, call) {
+    await db.insert(auditEvents).values(row(call));
+  },
+  async flush() {},
+};
+
+/**
+ * Gathers calls and writes them in one INSERT every `intervalMs` (or at `maxBatch`): at thousands
+ * of calls a second, one row per statement would cost the database more than the calls do.
+ */
+export function batchingRecorder(
+  db: Database,
+  logger: Logger,
+  options: { intervalMs?: number; maxBatch?: number } = {},
+): CallRecorder {
+  const intervalMs = options.intervalMs ?? 250;
+  const maxBatch = options.maxBatch ?? 500;
+  let pending: McpCall[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  const flush = async () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return writing;
+    writing = writing.then(async () => {
+      try {
+        await db.insert(auditEvents).values(batch.map(row));
+      } catch (error) {
+        logger.log("error", "could not record MCP calls", {
+          count: batch.length,
+          error: error instanceof Error ? error.message.split("\n")[0] : String(error),
+        });
+      }
+    });
+    return writing;
+  };
+
+  return {
+    async record(_db, call) {
+      pending.push(call);
+      if (pending.length >= maxBatch) await flush();
+      else if (!timer) {
+        timer = setTimeout(() => void flush(), intervalMs);
+        timer.unref?.();
+      }
+    },
+    flush,
+  };
+}
