@@ -54,7 +54,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
   /** The item if it is a skill active in this session now. */
   async function active(located: Located) {
     const row = await findSkill(db, located.workspaceId, located.name).catch(() => null);
-    if (!row || row.kind !== "skill") return null;
+    if (row?.kind !== "skill") return null;
     const scope = { mode: row.scopeMode, projects: row.scopeProjects };
     return isActiveInProject({ enabled: row.enabled, scope }, session.project) ? row : null;
   }
@@ -139,7 +139,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
 
     async get(uri) {
       const located = await locate(uri);
-      if (!located || located.path !== "SKILL.md") return undefined;
+      if (located?.path !== "SKILL.md") return undefined;
       const row = await active(located);
       if (!row) return undefined;
       const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);

@@ -174,7 +174,7 @@ describe("the Skills extension", () => {
       "skill://brand-voice/references/",
     ]);
     const refs = await rpc("resources/directory/read", { uri: "skill://brand-voice/references" });
-    expect((refs.message.result?.resources as { uri: string }[]).map((r) => r.uri)).toEqual([
+    expect(((refs.message.result?.resources ?? []) as { uri: string }[]).map((r) => r.uri)).toEqual([
       "skill://brand-voice/references/guide.md",
     ]);
     const missing = await rpc("resources/directory/read", { uri: "skill://brand-voice/nowhere" });
@@ -219,7 +219,7 @@ describe("skills/list pages", () => {
     const cursor = first.message.result?.nextCursor as string;
     expect(cursor).toEqual(expect.any(String));
     const second = await rpc("skills/list", { cursor });
-    const page2 = (second.message.result?.skills as { uri: string }[]).map((s) => s.uri);
+    const page2 = ((second.message.result?.skills ?? []) as { uri: string }[]).map((s) => s.uri);
     expect(page2.at(-1)).toBe("skill://bulk-100/SKILL.md");
     expect(page2.every((uri) => uri > (page1.at(-1)?.uri ?? ""))).toBe(true);
     expect(second.message.result?.nextCursor).toBeUndefined();
