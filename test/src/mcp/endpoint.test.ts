@@ -418,3 +418,56 @@ describe("the activity log", () => {
     });
   });
 });
+
+describe("teams and narrowed tokens", () => {
+  it("serves a team's items as <team>/<name> beside personal ones, to members only", async () => {
+    expect((await rest("/v1/workspaces", { method: "POST", body: { slug: "acme-mcp", name: "Acme" } })).status).toBe(
+      201,
+    );
+    for (const ws of ["acme-mcp", "me"]) {
+      const res = await rest(`/v1/workspaces/${ws}/skills`, {
+        method: "POST",
+        body: { name: "deploy", description: `Deploy (${ws}).`, instructions: `Deploy from ${ws}.` },
+      });
+      expect(res.status).toBe(201);
+    }
+    const { client, close, instructions } = await connect("modern");
+    try {
+      const list = await client.callTool({ name: "skills", arguments: { action: "list" } });
+      const items = (list.structuredContent as { items: { name: string; origin: string }[] }).items;
+      expect(items.filter((i) => i.name.endsWith("deploy"))).toEqual([
+        expect.objectContaining({ name: "acme-mcp/deploy", origin: "team:acme-mcp" }),
+        expect.objectContaining({ name: "deploy", origin: "personal" }),
+      ]);
+      expect(instructions).toContain("- acme-mcp/deploy: Deploy (acme-mcp).");
+      const team = await client.callTool({ name: "skills", arguments: { action: "get", name: "acme-mcp/deploy" } });
+      expect((team.content as { text: string }[])[0]?.text).toContain("Deploy from acme-mcp.");
+      const personal = await client.callTool({ name: "skills", arguments: { action: "get", name: "deploy" } });
+      expect((personal.content as { text: string }[])[0]?.text).toContain("Deploy from me.");
+    } finally {
+      await close();
+    }
+
+    const narrowed = (
+      await rest("/v1/tokens", { method: "POST", body: { name: "acme only", scopes: ["mcp"], workspace: "acme-mcp" } })
+    ).body.secret;
+    const onlyTeam = new ClientV2({ name: "narrowed", version: "1" }, { versionNegotiation: { mode: "auto" } });
+    await onlyTeam.connect(
+      new TransportV2(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${narrowed}` } },
+      }),
+    );
+    try {
+      const list = await onlyTeam.callTool({ name: "skills", arguments: { action: "list" } });
+      expect((list.structuredContent as { items: { name: string }[] }).items.map((i) => i.name)).toEqual([
+        "acme-mcp/deploy",
+      ]);
+      const bare = await onlyTeam.callTool({ name: "skills", arguments: { action: "get", name: "deploy" } });
+      expect((bare.content as { text: string }[])[0]?.text).toContain("Deploy from acme-mcp.");
+      const personal = await onlyTeam.callTool({ name: "skills", arguments: { action: "get", name: "code-review" } });
+      expect(personal.isError).toBe(true);
+    } finally {
+      await onlyTeam.close();
+    }
+  });
+});
