@@ -11,6 +11,7 @@ import { nodeScrypt } from "@loadout/api/auth/node-scrypt";
 import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
+import { benchMcp, type McpFigures, printMcp } from "./mcp";
 import { startServerProcess } from "./server-process";
 import { benchSkills, type SkillsFigures } from "./skills";
 
@@ -21,6 +22,7 @@ const PG_BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/
 interface Row {
   engine: string;
   skills?: SkillsFigures;
+  mcp?: McpFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -92,11 +94,14 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     await load(server.url, token, 2);
     const result = await load(server.url, token, DURATION_S);
     const login = await loginTimings(server.url);
+    // Before benchSkills: its 10,000 rows go into this user's workspace.
+    const mcp = databaseUrl ? await benchMcp(server, databaseUrl, token, DURATION_S) : undefined;
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     return {
       engine,
       login,
       ...(skills ? { skills } : {}),
+      ...(mcp ? { mcp } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -173,6 +178,9 @@ if (skillsRow) {
   );
 }
 
+const mcpRow = rows.find((r) => r.mcp)?.mcp;
+if (mcpRow) printMcp(mcpRow);
+
 const hashes = [
   await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),
   await timeHash("portable scrypt (Worker entry)", createPasswordHasher(nobleScrypt)),
@@ -205,3 +213,4 @@ for (const h of hashes) console.log(`${h.label.padEnd(34)}${pad(h.median.toFixed
 
 const pg = rows.find((r) => r.engine === "Postgres");
 if (pg && pg.errors > 0) process.exitCode = 1;
+if (mcpRow && (mcpRow.getNon2xx > 0 || mcpRow.getErrors > 0 || !mcpRow.instructionsOk)) process.exitCode = 1;
