@@ -92,7 +92,7 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
           return failure(
             `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
           );
-        const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null);
+        const row = resolved.row ?? (await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null));
         if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
         // Scope is checked again at dispatch: a session that listed the item before it was narrowed
         // must not read it now.

@@ -1,4 +1,4 @@
-import { type Database, skills, workspaces } from "@loadout/db";
+import { type Database, skills } from "@loadout/db";
 import { and, eq, inArray } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
 import type { WorkspaceView } from "../../schemas/workspaces";
@@ -72,7 +72,7 @@ export async function activeItems(db: Database, session: McpSession): Promise<Ca
 }
 
 export type Resolution =
-  | { ok: true; workspace: WorkspaceView; name: string }
+  | { ok: true; workspace: WorkspaceView; name: string; row?: typeof skills.$inferSelect }
   | { ok: false; message: string; candidates: string[] };
 
 /**
@@ -92,10 +92,10 @@ export async function resolveAddress(db: Database, session: McpSession, address:
       candidates: session.workspaces.filter((w) => w.kind === "team").map((w) => w.slug),
     };
   }
+  // Whole rows: the caller uses the one it picks without reading it again.
   const rows = await db
-    .select({ workspaceId: skills.workspaceId, slug: workspaces.slug })
+    .select()
     .from(skills)
-    .innerJoin(workspaces, eq(workspaces.id, skills.workspaceId))
     .where(
       and(
         inArray(
@@ -105,17 +105,19 @@ export async function resolveAddress(db: Database, session: McpSession, address:
         eq(skills.name, address),
       ),
     );
-  const matches = rows
-    .map((r) => session.workspaces.find((w) => w.id === r.workspaceId))
-    .filter((w): w is WorkspaceView => Boolean(w));
-  const personal = matches.find((w) => w.kind === "personal");
-  if (personal) return { ok: true, workspace: personal, name: address };
-  if (matches.length === 1 && matches[0]) return { ok: true, workspace: matches[0], name: address };
+  const matches = rows.flatMap((row) => {
+    const workspace = session.workspaces.find((w) => w.id === row.workspaceId);
+    return workspace ? [{ workspace, row }] : [];
+  });
+  const personal = matches.find((m) => m.workspace.kind === "personal");
+  if (personal) return { ok: true, workspace: personal.workspace, name: address, row: personal.row };
+  const only = matches.length === 1 ? matches[0] : undefined;
+  if (only) return { ok: true, workspace: only.workspace, name: address, row: only.row };
   if (matches.length > 1) {
     return {
       ok: false,
       message: `"${address}" is ambiguous: name one of these.`,
-      candidates: matches.map((w) => addressOf(w, address)),
+      candidates: matches.map((m) => addressOf(m.workspace, address)),
     };
   }
   const all = await activeItems(db, session);

@@ -1,6 +1,7 @@
 import { type Database, skillBlobs, skills, skillVersionFiles, skillVersions } from "@loadout/db";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { notFound } from "../../errors";
+import { prepared } from "../prepared";
 
 export type SkillRow = typeof skills.$inferSelect;
 
@@ -11,12 +12,21 @@ export async function findSkill(
   name: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<SkillRow> {
-  const query = db
-    .select()
-    .from(skills)
-    .where(and(eq(skills.workspaceId, workspaceId), eq(skills.name, name)))
-    .limit(1);
-  const [row] = options.forUpdate ? await query.for("update") : await query;
+  const [row] = options.forUpdate
+    ? await db
+        .select()
+        .from(skills)
+        .where(and(eq(skills.workspaceId, workspaceId), eq(skills.name, name)))
+        .limit(1)
+        .for("update")
+    : await prepared(db, "skill_by_name", (d) =>
+        d
+          .select()
+          .from(skills)
+          .where(and(eq(skills.workspaceId, sql.placeholder("workspaceId")), eq(skills.name, sql.placeholder("name"))))
+          .limit(1)
+          .prepare("skill_by_name"),
+      ).execute({ workspaceId, name });
   if (!row) throw notFound(`Skill or persona "${name}"`);
   return row;
 }
@@ -34,32 +44,46 @@ export async function versionManifest(
   skillId: string,
   version: number,
 ): Promise<{ versionId: string; files: ManifestEntry[] } | null> {
-  const [row] = await db
-    .select({ id: skillVersions.id })
-    .from(skillVersions)
-    .where(
-      and(
-        eq(skillVersions.workspaceId, workspaceId),
-        eq(skillVersions.skillId, skillId),
-        eq(skillVersions.version, version),
-      ),
-    )
-    .limit(1);
-  if (!row) return null;
-  const files = await db
-    .select({ path: skillVersionFiles.path, size: skillVersionFiles.size, digest: skillVersionFiles.digest })
-    .from(skillVersionFiles)
-    .where(and(eq(skillVersionFiles.workspaceId, workspaceId), eq(skillVersionFiles.versionId, row.id)))
-    .orderBy(asc(skillVersionFiles.path));
-  return { versionId: row.id, files };
+  // One round trip, prepared: every skills get and skill:// read starts here.
+  const rows = await prepared(db, "version_manifest", (d) =>
+    d
+      .select({
+        versionId: skillVersions.id,
+        path: skillVersionFiles.path,
+        size: skillVersionFiles.size,
+        digest: skillVersionFiles.digest,
+      })
+      .from(skillVersions)
+      .innerJoin(skillVersionFiles, eq(skillVersionFiles.versionId, skillVersions.id))
+      .where(
+        and(
+          eq(skillVersions.workspaceId, sql.placeholder("workspaceId")),
+          eq(skillVersions.skillId, sql.placeholder("skillId")),
+          eq(skillVersions.version, sql.placeholder("version")),
+        ),
+      )
+      .orderBy(asc(skillVersionFiles.path))
+      .prepare("version_manifest"),
+  ).execute({ workspaceId, skillId, version });
+  const first = rows[0];
+  if (!first) return null;
+  return { versionId: first.versionId, files: rows.map(({ path, size, digest }) => ({ path, size, digest })) };
 }
 
 export async function readBlob(db: Database, workspaceId: string, digest: string): Promise<Uint8Array> {
-  const [row] = await db
-    .select({ content: skillBlobs.content })
-    .from(skillBlobs)
-    .where(and(eq(skillBlobs.workspaceId, workspaceId), eq(skillBlobs.digest, digest)))
-    .limit(1);
+  const [row] = await prepared(db, "blob_by_digest", (d) =>
+    d
+      .select({ content: skillBlobs.content })
+      .from(skillBlobs)
+      .where(
+        and(
+          eq(skillBlobs.workspaceId, sql.placeholder("workspaceId")),
+          eq(skillBlobs.digest, sql.placeholder("digest")),
+        ),
+      )
+      .limit(1)
+      .prepare("blob_by_digest"),
+  ).execute({ workspaceId, digest });
   if (!row) throw new Error(`blob ${digest} is missing from workspace ${workspaceId}`);
   return row.content;
 }

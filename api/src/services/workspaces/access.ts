@@ -1,8 +1,9 @@
 import { type Database, memberships, workspaces } from "@loadout/db";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { notFound } from "../../errors";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { Principal } from "../context";
+import { prepared } from "../prepared";
 
 /** A workspace as a member sees it: with the member's role. */
 export const workspaceColumns = {
@@ -19,14 +20,21 @@ export const workspaceColumns = {
  * is narrowed to (and only while the user still belongs to it).
  */
 export async function reachableWorkspaces(db: Database, principal: Principal): Promise<WorkspaceView[]> {
-  const conditions = [eq(memberships.userId, principal.userId)];
-  if (principal.workspaceId) conditions.push(eq(memberships.workspaceId, principal.workspaceId));
-  const rows = await db
-    .select(workspaceColumns)
-    .from(memberships)
-    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
-    .where(and(...conditions))
-    .orderBy(workspaces.kind, workspaces.slug);
+  // Read on every MCP request: prepared once per database handle.
+  const rows = await prepared(db, "reachable_workspaces", (d) =>
+    d
+      .select(workspaceColumns)
+      .from(memberships)
+      .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+      .where(
+        and(
+          eq(memberships.userId, sql.placeholder("userId")),
+          sql`(${sql.placeholder("narrowedTo")}::text is null or ${memberships.workspaceId} = ${sql.placeholder("narrowedTo")})`,
+        ),
+      )
+      .orderBy(workspaces.kind, workspaces.slug)
+      .prepare("reachable_workspaces"),
+  ).execute({ userId: principal.userId, narrowedTo: principal.workspaceId });
   return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
 }
 
