@@ -1,7 +1,31 @@
 import { z } from "zod";
 
+/**
+ * A tool input schema built once per process, whose JSON Schema is converted once per target.
+ * The SDK builds a server per request and converts each tool's schema on every tools/call
+ * (for the Mcp-Param header check); memoising it here takes that off every call.
+ */
+function memoized<T extends z.ZodObject>(schema: T): T {
+  const standard = schema["~standard"];
+  const cache = new Map<string, Record<string, unknown>>();
+  const convert = (io: "input" | "output") => (options: { target: string }) => {
+    const key = `${io}:${options.target}`;
+    let json = cache.get(key);
+    if (!json) {
+      json = standard.jsonSchema[io](options as Parameters<typeof standard.jsonSchema.input>[0]);
+      cache.set(key, json);
+    }
+    return json;
+  };
+  const wrapped = Object.create(schema) as T;
+  Object.defineProperty(wrapped, "~standard", {
+    value: { ...standard, jsonSchema: { input: convert("input"), output: convert("output") } },
+  });
+  return wrapped;
+}
+
 /** One schema per operation: the MCP tools' inputs (and so their JSON Schemas in tools/list). */
-export const SkillsToolInput = {
+const SkillsToolInputShape = {
   action: z.enum(["list", "get"]).describe('"list" every active skill and persona, or "get" one'),
   name: z.string().max(200).optional().describe("For get: the item's name, or \"<team>/<name>\" for a team's item"),
   path: z
@@ -17,7 +41,7 @@ export const SkillsToolInput = {
     .describe("For get: the character to start from (the previous answer's next_start)"),
 };
 
-export const SkillEditToolInput = {
+const SkillEditToolInputShape = {
   action: z.enum(["create", "edit"]).describe('"create" a new item, or "edit" one'),
   name: z
     .string()
@@ -56,10 +80,10 @@ export const SKILL_EDIT_TOOL_ANNOTATIONS = {
 } as const;
 
 /** ChatGPT's connector shapes (outside developer mode it only calls tools named search and fetch). */
-export const SearchToolInput = {
+const SearchToolInputShape = {
   query: z.string().max(500).describe("What to look for in your skills and personas"),
 };
-export const FetchToolInput = {
+const FetchToolInputShape = {
   id: z.string().max(200).describe("An id from search results"),
 };
 export const SEARCH_TOOL_ANNOTATIONS = {
@@ -76,3 +100,11 @@ export const FETCH_TOOL_ANNOTATIONS = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+
+export const SkillsToolInput = memoized(z.object(SkillsToolInputShape));
+
+export const SkillEditToolInput = memoized(z.object(SkillEditToolInputShape));
+
+export const SearchToolInput = memoized(z.object(SearchToolInputShape));
+
+export const FetchToolInput = memoized(z.object(FetchToolInputShape));

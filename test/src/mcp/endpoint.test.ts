@@ -345,6 +345,10 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
       (c: { clientName: string; era: string }) => c.clientName === "v2-test-client" && c.era === "modern",
     );
     expect(modern?.protocolVersion).toBe("2026-07-28");
+    const known = await rest("/v1/workspaces/me/projects");
+    expect(known.body.projects).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "/home/ada/app", source: "session" })]),
+    );
   });
 
   it("offers search and fetch to ChatGPT, in the shapes it expects", async () => {

@@ -126,6 +126,32 @@ describe("the Skills extension", () => {
     });
   });
 
+  it("is declared in the 2025-era initialize result too", async () => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" } },
+      }),
+    });
+    const text = await res.text();
+    const line = text.startsWith("{")
+      ? text
+      : (text
+          .split("\n")
+          .find((l) => l.startsWith("data:"))
+          ?.slice(5) ?? "{}");
+    const result = JSON.parse(line).result;
+    expect(result.capabilities.extensions).toMatchObject({ "io.modelcontextprotocol/skills": { directoryRead: true } });
+  });
+
   it("lists skills (not personas) with verbatim frontmatter, a complete manifest and Loadout's markers", async () => {
     const { message } = await rpc("skills/list");
     const skills = message.result?.skills as {

@@ -1,4 +1,4 @@
-import { type Database, mcpClients, newId } from "@loadout/db";
+import { type Database, mcpClients, newId, projects } from "@loadout/db";
 import { desc, eq, sql } from "drizzle-orm";
 import type { Principal } from "../context";
 import { personalWorkspaceId } from "../workspaces/access";
@@ -44,6 +44,19 @@ export async function recordClient(
   if (recent.size > 10_000) recent.clear();
   const workspaceId = await personalWorkspaceId(db, principal.userId);
   if (!workspaceId) return;
+  if (sighting.project) {
+    // A project seen in a session joins the workspace's known projects, for the scope picker.
+    await db
+      .insert(projects)
+      .values({
+        id: newId("project", now.getTime()),
+        workspaceId,
+        path: sighting.project,
+        source: "session",
+        createdAt: now,
+      })
+      .onConflictDoNothing();
+  }
   await db
     .insert(mcpClients)
     .values({
