@@ -1,8 +1,9 @@
-import { type Database, skills } from "@loadout/db";
-import { and, eq, inArray } from "drizzle-orm";
+import { type Database, memberships, skills } from "@loadout/db";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { Principal } from "../context";
+import { prepared } from "../prepared";
 
 /** What an MCP session sees: who, which workspaces, which project, which mode, which client. */
 export interface McpSession {
@@ -92,19 +93,24 @@ export async function resolveAddress(db: Database, session: McpSession, address:
       candidates: session.workspaces.filter((w) => w.kind === "team").map((w) => w.slug),
     };
   }
-  // Whole rows: the caller uses the one it picks without reading it again.
-  const rows = await db
-    .select()
-    .from(skills)
-    .where(
-      and(
-        inArray(
-          skills.workspaceId,
-          session.workspaces.map((w) => w.id),
+  // Whole rows (the caller uses the one it picks without reading it again), through the
+  // caller's memberships so that the statement takes only scalar parameters and is prepared once.
+  const rows = await prepared(db, "items_by_name_for_user", (d) =>
+    d
+      .select({ skill: skills })
+      .from(skills)
+      .innerJoin(memberships, eq(memberships.workspaceId, skills.workspaceId))
+      .where(
+        and(
+          eq(memberships.userId, sql.placeholder("userId")),
+          sql`(${sql.placeholder("narrowedTo")}::text is null or ${memberships.workspaceId} = ${sql.placeholder("narrowedTo")})`,
+          eq(skills.name, sql.placeholder("name")),
         ),
-        eq(skills.name, address),
-      ),
-    );
+      )
+      .prepare("items_by_name_for_user"),
+  )
+    .execute({ userId: session.principal.userId, narrowedTo: session.principal.workspaceId, name: address })
+    .then((found) => found.map((f) => f.skill));
   const matches = rows.flatMap((row) => {
     const workspace = session.workspaces.find((w) => w.id === row.workspaceId);
     return workspace ? [{ workspace, row }] : [];
