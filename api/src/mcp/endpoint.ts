@@ -294,7 +294,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       };
       c.get("defer")(() => recordClient(ctx.db, principal, sighting, ctx.now));
     }
-    const per: PerRequest = { ctx, session, options: { instructions, searchFetch, origin } };
+    const params = (parsedBody as { params?: { name?: unknown } } | undefined)?.params;
+    const needs: ServerOptions["needs"] =
+      method === "tools/call" && typeof params?.name === "string"
+        ? { tool: params.name }
+        : typeof method === "string" && /^(skills\/|resources\/)/.test(method)
+          ? "extension"
+          : "all";
+    const per: PerRequest = { ctx, session, options: { instructions, searchFetch, origin, needs } };
     const started = performance.now();
     const response = await handler.fetch(c.req.raw, {
       parsedBody,

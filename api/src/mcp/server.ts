@@ -50,104 +50,115 @@ export interface ServerOptions {
   searchFetch: boolean;
   /** This server's origin, for the console links in fetch results. */
   origin: string;
+  /**
+   * What this request needs: a tools/call needs only the tool it names, a skills/* or resource
+   * request only the extension. Building just that keeps per-request servers cheap; a handshake
+   * or a listing gets everything.
+   */
+  needs?: { tool: string } | "extension" | "all";
 }
 
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
   const { instructions } = options;
+  const needs = options.needs ?? "all";
+  const wants = (tool: string) => needs === "all" || (typeof needs === "object" && needs.tool === tool);
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     ...(instructions ? { instructions } : {}),
   });
 
-  server.registerTool(
-    "skills",
-    {
-      title: SKILLS_TOOL_ANNOTATIONS.title,
-      description:
-        'Your skills and personas from Loadout. action "list" gives every item active here with its description; action "get" gives an item\'s SKILL.md (or PERSONA.md), or another of its files with path, 20,000 characters at a time.',
-      inputSchema: SkillsToolInput,
-      annotations: SKILLS_TOOL_ANNOTATIONS,
-    },
-    async (input) => {
-      try {
-        if (input.action === "list") {
-          const items = await activeItems(ctx.db, session);
-          if (items.length === 0) return text("No skills or personas are active in this session.", { items: [] });
-          const lines = items.map(
-            (i) =>
-              `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
-          );
-          return text(lines.join("\n"), {
-            items: items.map((i) => ({
-              name: i.address,
-              kind: i.kind,
-              origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
-              description: i.description,
-            })),
+  if (wants("skills"))
+    server.registerTool(
+      "skills",
+      {
+        title: SKILLS_TOOL_ANNOTATIONS.title,
+        description:
+          'Your skills and personas from Loadout. action "list" gives every item active here with its description; action "get" gives an item\'s SKILL.md (or PERSONA.md), or another of its files with path, 20,000 characters at a time.',
+        inputSchema: SkillsToolInput,
+        annotations: SKILLS_TOOL_ANNOTATIONS,
+      },
+      async (input) => {
+        try {
+          if (input.action === "list") {
+            const items = await activeItems(ctx.db, session);
+            if (items.length === 0) return text("No skills or personas are active in this session.", { items: [] });
+            const lines = items.map(
+              (i) =>
+                `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
+            );
+            return text(lines.join("\n"), {
+              items: items.map((i) => ({
+                name: i.address,
+                kind: i.kind,
+                origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
+                description: i.description,
+              })),
+            });
+          }
+          if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
+          const resolved = await resolveAddress(ctx.db, session, input.name);
+          if (!resolved.ok)
+            return failure(
+              `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
+            );
+          const row = resolved.row ?? (await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null));
+          if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
+          // Scope is checked again at dispatch: a session that listed the item before it was narrowed
+          // must not read it now.
+          if (
+            !isActiveInProject(
+              { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+              session.project,
+            )
+          ) {
+            return failure(
+              `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
+            );
+          }
+          const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
+          const path = input.path ?? docNameFor(row.kind);
+          const file = manifest?.files.find((f) => f.path === path);
+          if (!file)
+            return failure(
+              `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
+            );
+          const bytes = await readBlob(ctx.db, row.workspaceId, file.digest);
+          const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+          const start = Math.min(input.start ?? 0, body.length);
+          const chunk = body.slice(start, start + GET_CHUNK);
+          const next = start + chunk.length < body.length ? start + chunk.length : null;
+          const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
+          const note = [
+            next !== null
+              ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
+              : "",
+            path === docNameFor(row.kind) && others.length
+              ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
+              : "",
+          ].join("");
+          return text(`${chunk}${note}`, {
+            name: input.name,
+            path,
+            start,
+            next_start: next,
+            total_chars: body.length,
+            digest: file.digest,
+            files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
           });
+        } catch (error) {
+          return fromError(error);
         }
-        if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
-        const resolved = await resolveAddress(ctx.db, session, input.name);
-        if (!resolved.ok)
-          return failure(
-            `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
-          );
-        const row = resolved.row ?? (await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null));
-        if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
-        // Scope is checked again at dispatch: a session that listed the item before it was narrowed
-        // must not read it now.
-        if (
-          !isActiveInProject(
-            { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-            session.project,
-          )
-        ) {
-          return failure(
-            `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
-          );
-        }
-        const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
-        const path = input.path ?? docNameFor(row.kind);
-        const file = manifest?.files.find((f) => f.path === path);
-        if (!file)
-          return failure(
-            `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
-          );
-        const bytes = await readBlob(ctx.db, row.workspaceId, file.digest);
-        const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-        const start = Math.min(input.start ?? 0, body.length);
-        const chunk = body.slice(start, start + GET_CHUNK);
-        const next = start + chunk.length < body.length ? start + chunk.length : null;
-        const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
-        const note = [
-          next !== null
-            ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
-            : "",
-          path === docNameFor(row.kind) && others.length
-            ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
-            : "",
-        ].join("");
-        return text(`${chunk}${note}`, {
-          name: input.name,
-          path,
-          start,
-          next_start: next,
-          total_chars: body.length,
-          digest: file.digest,
-          files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
-        });
-      } catch (error) {
-        return fromError(error);
-      }
-    },
-  );
+      },
+    );
 
-  if (options.searchFetch) registerSearchFetch(server, ctx, session, options.origin);
+  if (options.searchFetch && (wants("search") || wants("fetch")))
+    registerSearchFetch(server, ctx, session, options.origin);
   // The Skills extension: declared in capabilities, serving skills/list, skills/get and skill:// reads.
-  new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
+  if (needs === "all" || needs === "extension")
+    new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
 
   // In plan and goal modes nothing may change the world: skill_edit is not even offered.
-  if (session.mode === "agent") {
+  if (session.mode === "agent" && wants("skill_edit")) {
     server.registerTool(
       "skill_edit",
       {
