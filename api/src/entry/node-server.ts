@@ -58,8 +58,16 @@ export async function startNodeServer(
   const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
 
   const callRecorder = batchingRecorder(database.db, logger);
+  // Bound to loopback, the MCP endpoint answers only to loopback names (and the public URL's
+  // host): a web page cannot reach it through a rebound DNS name.
+  const loopback = ["127.0.0.1", "localhost", "::1", "[::1]"];
+  const publicHost = env.LOADOUT_PUBLIC_URL ? new URL(env.LOADOUT_PUBLIC_URL).hostname : null;
+  const allowedHosts = loopback.includes(env.LOADOUT_HOST)
+    ? [...loopback, ...(publicHost ? [publicHost] : [])]
+    : undefined;
   const app = createApp({
     callRecorder,
+    ...(allowedHosts ? { allowedHosts } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,

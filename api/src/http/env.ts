@@ -26,6 +26,11 @@ export interface AppDeps {
   /** Serves the console's static files for paths no route claims. */
   assets?: MiddlewareHandler;
   version?: string;
+  /**
+   * Host names the MCP endpoint answers to (DNS-rebinding protection for a server bound to
+   * loopback); unset means any host (a deployment behind its own domain and TLS).
+   */
+  allowedHosts?: readonly string[];
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

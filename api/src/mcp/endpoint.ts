@@ -160,6 +160,19 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
 
   async function serve(c: Context<AppEnv>, endpointId: string | null): Promise<Response> {
     const origin = originOf(c);
+    const allowedHosts = c.get("deps").allowedHosts;
+    if (allowedHosts) {
+      const hostname = new URL(`http://${c.req.header("host") ?? "invalid"}`).hostname;
+      if (!allowedHosts.includes(hostname)) {
+        return rpcError(
+          c,
+          new AppError(
+            "forbidden",
+            `Host ${hostname} is not one this server answers to; set LOADOUT_PUBLIC_URL to the address you use.`,
+          ),
+        );
+      }
+    }
     const sentOrigin = c.req.header("origin");
     // DNS rebinding: a browser page on another site must not reach the endpoint.
     if (sentOrigin && sentOrigin !== "null") {

@@ -247,6 +247,34 @@ describe("HTTP-level refusals", () => {
     expect(meta).toMatchObject({ resource: `${server.url}/mcp`, scopes_supported: ["mcp"] });
   });
 
+  it("answers only to loopback host names when bound to loopback (DNS rebinding)", async () => {
+    // fetch will not send another Host header, so this goes through node:http.
+    const { request } = await import("node:http");
+    const url = new URL(`${server.url}/mcp`);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { host: "attacker.example", authorization: `Bearer ${token}`, "content-type": "application/json" },
+        },
+        (res) => {
+          let body = "";
+          res.on("data", (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.message).toContain("attacker.example");
+  });
+
   it("refuses a token without the mcp scope with 403, and a foreign Origin with 403", async () => {
     const narrow = (await rest("/v1/tokens", { method: "POST", body: { name: "read", scopes: ["skills:read"] } })).body
       .secret;
