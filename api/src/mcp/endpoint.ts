@@ -7,13 +7,12 @@ import { hasScope } from "../domain/scopes";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
-import { principalFromApiToken } from "../services/auth/resolve-principal";
+import { principalAndWorkspacesFromApiToken } from "../services/auth/resolve-principal";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
-import { reachableWorkspaces } from "../services/workspaces/access";
 import { buildMcpServer, type ServerOptions } from "./server";
 
 const MODES = new Set(["agent", "plan", "goal"]);
@@ -198,9 +197,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         ),
       );
     }
-    let resolved: Awaited<ReturnType<typeof principalFromApiToken>>;
+    let resolved: Awaited<ReturnType<typeof principalAndWorkspacesFromApiToken>>;
     try {
-      resolved = await principalFromApiToken(c.get("db"), match[1], c.get("now"));
+      resolved = await principalAndWorkspacesFromApiToken(c.get("db"), match[1], c.get("now"));
     } catch (error) {
       if (error instanceof AppError)
         return rpcError(
@@ -274,7 +273,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
     const session: McpSession = {
       principal,
-      workspaces: await reachableWorkspaces(ctx.db, principal),
+      workspaces: resolved.workspaces,
       project,
       mode: mode as McpSession["mode"],
     };

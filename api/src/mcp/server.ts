@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
 import { createSkill } from "../services/skills/create";
-import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
+import { findSkill, manifestWithContent, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
 import { registrySkillSource } from "./skills-source";
 import {
@@ -115,14 +115,14 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
               `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
             );
           }
-          const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
           const path = input.path ?? docNameFor(row.kind);
+          const manifest = await manifestWithContent(ctx.db, row.workspaceId, row.id, row.version, path);
           const file = manifest?.files.find((f) => f.path === path);
-          if (!file)
+          const bytes = manifest?.content;
+          if (!file || !bytes)
             return failure(
               `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
             );
-          const bytes = await readBlob(ctx.db, row.workspaceId, file.digest);
           const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
           const start = Math.min(input.start ?? 0, body.length);
           const chunk = body.slice(start, start + GET_CHUNK);

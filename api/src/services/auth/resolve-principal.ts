@@ -1,10 +1,12 @@
-import { apiTokens, consoleSessions, type Database } from "@loadout/db";
-import { eq, sql } from "drizzle-orm";
+import { apiTokens, consoleSessions, type Database, memberships, workspaces } from "@loadout/db";
+import { and, eq, sql } from "drizzle-orm";
 import { hashSecret, looksLikeApiToken } from "../../auth/secrets";
 import { isScope, SCOPES, type Scope } from "../../domain/scopes";
 import { AppError } from "../../errors";
+import type { WorkspaceView } from "../../schemas/workspaces";
 import type { Principal } from "../context";
 import { prepared } from "../prepared";
+import { workspaceColumns } from "../workspaces/access";
 
 /** How often, at most, a token's last-used time is written: it is a hint, not a log. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -16,28 +18,86 @@ export interface ResolvedPrincipal {
 }
 
 export async function principalFromApiToken(db: Database, secret: string, now: Date): Promise<ResolvedPrincipal> {
+  assertTokenShape(secret);
+  const [row] = await prepared(db, "token_by_secret", (d) =>
+    d
+      .select(tokenColumns)
+      .from(apiTokens)
+      .where(eq(apiTokens.secretHash, sql.placeholder("hash")))
+      .limit(1)
+      .prepare("token_by_secret"),
+  ).execute({ hash: hashSecret(secret) });
+  return checkToken(row, now);
+}
+
+/**
+ * The principal of an API token and the workspaces it reaches, in one round trip: the MCP
+ * endpoint needs both on every request.
+ */
+export async function principalAndWorkspacesFromApiToken(
+  db: Database,
+  secret: string,
+  now: Date,
+): Promise<ResolvedPrincipal & { workspaces: WorkspaceView[] }> {
+  assertTokenShape(secret);
+  const rows = await prepared(db, "token_with_workspaces", (d) =>
+    d
+      .select({ token: tokenColumns, workspace: workspaceColumns })
+      .from(apiTokens)
+      .leftJoin(
+        memberships,
+        and(
+          eq(memberships.userId, apiTokens.userId),
+          sql`(${apiTokens.workspaceId} is null or ${memberships.workspaceId} = ${apiTokens.workspaceId})`,
+        ),
+      )
+      .leftJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+      .where(eq(apiTokens.secretHash, sql.placeholder("hash")))
+      .orderBy(workspaces.kind, workspaces.slug)
+      .prepare("token_with_workspaces"),
+  ).execute({ hash: hashSecret(secret) });
+  const resolved = checkToken(rows[0]?.token, now);
+  const reached = rows.flatMap(({ workspace: w }) =>
+    w?.id && w.slug && w.name !== null && w.kind && w.role && w.createdAt
+      ? [{ id: w.id, slug: w.slug, name: w.name, kind: w.kind, role: w.role, createdAt: w.createdAt.toISOString() }]
+      : [],
+  );
+  return { ...resolved, workspaces: reached };
+}
+
+const tokenColumns = {
+  id: apiTokens.id,
+  userId: apiTokens.userId,
+  workspaceId: apiTokens.workspaceId,
+  scopes: apiTokens.scopes,
+  expiresAt: apiTokens.expiresAt,
+  revokedAt: apiTokens.revokedAt,
+  lastUsedAt: apiTokens.lastUsedAt,
+};
+
+function assertTokenShape(secret: string): void {
   if (!looksLikeApiToken(secret)) {
     throw new AppError(
       "unauthorized",
       "The bearer token is not a Loadout API token (they start with lo_). Create one on the Tokens page.",
     );
   }
-  const [row] = await prepared(db, "token_by_secret", (d) =>
-    d
-      .select({
-        id: apiTokens.id,
-        userId: apiTokens.userId,
-        workspaceId: apiTokens.workspaceId,
-        scopes: apiTokens.scopes,
-        expiresAt: apiTokens.expiresAt,
-        revokedAt: apiTokens.revokedAt,
-        lastUsedAt: apiTokens.lastUsedAt,
-      })
-      .from(apiTokens)
-      .where(eq(apiTokens.secretHash, sql.placeholder("hash")))
-      .limit(1)
-      .prepare("token_by_secret"),
-  ).execute({ hash: hashSecret(secret) });
+}
+
+function checkToken(
+  row:
+    | {
+        id: string;
+        userId: string;
+        workspaceId: string | null;
+        scopes: string[];
+        expiresAt: Date | null;
+        revokedAt: Date | null;
+        lastUsedAt: Date | null;
+      }
+    | undefined,
+  now: Date,
+): ResolvedPrincipal {
   if (!row)
     throw new AppError("unauthorized", "This API token is not known. Check it was copied whole, or create a new one.");
   if (row.revokedAt)

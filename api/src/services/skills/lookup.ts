@@ -70,6 +70,52 @@ export async function versionManifest(
   return { versionId: first.versionId, files: rows.map(({ path, size, digest }) => ({ path, size, digest })) };
 }
 
+/**
+ * A version's files and the bytes of one of them, in one round trip: `skills get` and
+ * `skill://` reads need exactly this.
+ */
+export async function manifestWithContent(
+  db: Database,
+  workspaceId: string,
+  skillId: string,
+  version: number,
+  path: string,
+): Promise<{ files: ManifestEntry[]; content: Uint8Array | null } | null> {
+  const rows = await prepared(db, "manifest_with_content", (d) =>
+    d
+      .select({
+        path: skillVersionFiles.path,
+        size: skillVersionFiles.size,
+        digest: skillVersionFiles.digest,
+        content: skillBlobs.content,
+      })
+      .from(skillVersions)
+      .innerJoin(skillVersionFiles, eq(skillVersionFiles.versionId, skillVersions.id))
+      .leftJoin(
+        skillBlobs,
+        and(
+          eq(skillBlobs.workspaceId, skillVersionFiles.workspaceId),
+          eq(skillBlobs.digest, skillVersionFiles.digest),
+          eq(skillVersionFiles.path, sql.placeholder("path")),
+        ),
+      )
+      .where(
+        and(
+          eq(skillVersions.workspaceId, sql.placeholder("workspaceId")),
+          eq(skillVersions.skillId, sql.placeholder("skillId")),
+          eq(skillVersions.version, sql.placeholder("version")),
+        ),
+      )
+      .orderBy(asc(skillVersionFiles.path))
+      .prepare("manifest_with_content"),
+  ).execute({ workspaceId, skillId, version, path });
+  if (rows.length === 0) return null;
+  return {
+    files: rows.map(({ path: p, size, digest }) => ({ path: p, size, digest })),
+    content: rows.find((r) => r.path === path)?.content ?? null,
+  };
+}
+
 export async function readBlob(db: Database, workspaceId: string, digest: string): Promise<Uint8Array> {
   const [row] = await prepared(db, "blob_by_digest", (d) =>
     d
