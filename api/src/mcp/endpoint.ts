@@ -13,7 +13,7 @@ import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
-import { buildMcpServer, type ServerOptions } from "./server";
+import { buildMcpServer, type ServerOptions, type ToolOutcome } from "./server";
 
 const MODES = new Set(["agent", "plan", "goal"]);
 /** The requests the activity log keeps: calls and reads, not handshakes and lists. */
@@ -313,7 +313,20 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         : typeof method === "string" && /^(skills\/|resources\/)/.test(method)
           ? "extension"
           : "all";
-    const per: PerRequest = { ctx, session, options: { instructions, searchFetch, origin, needs } };
+    let toolOutcome: ToolOutcome | undefined;
+    const per: PerRequest = {
+      ctx,
+      session,
+      options: {
+        instructions,
+        searchFetch,
+        origin,
+        needs,
+        report: (outcome) => {
+          toolOutcome = outcome;
+        },
+      },
+    };
     const started = performance.now();
     const response = await handler.fetch(c.req.raw, {
       parsedBody,
@@ -327,8 +340,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     const rpc = parsedBody as { id?: unknown; method?: unknown; params?: Record<string, unknown> } | undefined;
     const personal = session.workspaces.find((w) => w.kind === "personal");
     if (typeof rpc?.method === "string" && rpc.id !== undefined && LOGGED_METHODS.test(rpc.method) && personal) {
-      // The activity log reads the answer after it has gone to the client: no round trip is added.
-      const copy = response.clone();
+      // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
+      // extension's reads) are read again after they have gone to the client.
+      const answered =
+        rpc.method === "tools/call" && (response.headers.get("content-type") ?? "").startsWith("application/json");
+      const copy = answered ? null : response.clone();
       const params = rpc.params ?? {};
       const args = params.arguments as Record<string, unknown> | undefined;
       const call = {
@@ -354,7 +370,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       };
       const recorder = c.get("deps").callRecorder ?? immediateRecorder;
       c.get("defer")(async () => {
-        const outcome = outcomeOf(await copy.text());
+        const outcome = copy ? outcomeOf(await copy.text()) : (toolOutcome ?? "error");
         await recorder.record(ctx.db, { ...call, outcome, ms: Math.round((performance.now() - started) * 100) / 100 });
       });
     }

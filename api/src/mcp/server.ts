@@ -56,6 +56,30 @@ export interface ServerOptions {
    * or a listing gets everything.
    */
   needs?: { tool: string } | "extension" | "all";
+  /** Told what became of a tool call, so the activity log need not read the answer again. */
+  report?: (outcome: ToolOutcome) => void;
+}
+
+export type ToolOutcome = "ok" | "tool_error" | "not_active";
+
+function outcomeOfResult(result: ToolResult): ToolOutcome {
+  if (!result.isError) return "ok";
+  return result.content.some((c) => c.text.includes("not active for this session")) ? "not_active" : "tool_error";
+}
+
+/** `server.registerTool`, with each call's outcome reported. */
+function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): McpServer["registerTool"] {
+  const register = server.registerTool.bind(server) as (
+    name: string,
+    config: unknown,
+    cb: (...args: unknown[]) => Promise<ToolResult>,
+  ) => unknown;
+  return ((name: string, config: unknown, cb: (...args: unknown[]) => Promise<ToolResult>) =>
+    register(name, config, async (...args: unknown[]) => {
+      const result = await cb(...args);
+      report?.(outcomeOfResult(result));
+      return result;
+    })) as unknown as McpServer["registerTool"];
 }
 
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
@@ -66,9 +90,10 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     capabilities: { tools: { listChanged: false } },
     ...(instructions ? { instructions } : {}),
   });
+  const registerTool = trackedRegistrar(server, options.report);
 
   if (wants("skills"))
-    server.registerTool(
+    registerTool(
       "skills",
       {
         title: SKILLS_TOOL_ANNOTATIONS.title,
@@ -152,14 +177,14 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     );
 
   if (options.searchFetch && (wants("search") || wants("fetch")))
-    registerSearchFetch(server, ctx, session, options.origin);
+    registerSearchFetch(registerTool, ctx, session, options.origin);
   // The Skills extension: declared in capabilities, serving skills/list, skills/get and skill:// reads.
   if (needs === "all" || needs === "extension")
     new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
 
   // In plan and goal modes nothing may change the world: skill_edit is not even offered.
   if (session.mode === "agent" && wants("skill_edit")) {
-    server.registerTool(
+    registerTool(
       "skill_edit",
       {
         title: SKILL_EDIT_TOOL_ANNOTATIONS.title,
@@ -269,14 +294,19 @@ export function rankItems<T extends { address: string; description: string }>(it
     .map((r) => r.item);
 }
 
-function registerSearchFetch(server: McpServer, ctx: ActionContext, session: McpSession, origin: string) {
+function registerSearchFetch(
+  registerTool: McpServer["registerTool"],
+  ctx: ActionContext,
+  session: McpSession,
+  origin: string,
+) {
   const link = (address: string) => {
     const slash = address.indexOf("/");
     return slash > 0
       ? `${origin}/skills/edit/?name=${encodeURIComponent(address.slice(slash + 1))}&ws=${encodeURIComponent(address.slice(0, slash))}`
       : `${origin}/skills/edit/?name=${encodeURIComponent(address)}`;
   };
-  server.registerTool(
+  registerTool(
     "search",
     {
       title: SEARCH_TOOL_ANNOTATIONS.title,
@@ -294,7 +324,7 @@ function registerSearchFetch(server: McpServer, ctx: ActionContext, session: Mcp
       return text(JSON.stringify({ results }));
     },
   );
-  server.registerTool(
+  registerTool(
     "fetch",
     {
       title: FETCH_TOOL_ANNOTATIONS.title,
