@@ -6,25 +6,13 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
 let token: string;
-let cookie = "";
-let csrf = "";
-
-async function rest(path: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      cookie,
-      "x-csrf-token": csrf,
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
+let account: Account;
+const rest: Account["rest"] = (path, init) => account.rest(path, init);
 
 type Era = "modern" | "legacy-v2" | "v1";
 async function connect(era: Era, query = "", headers: Record<string, string> = {}) {
@@ -50,15 +38,8 @@ async function connect(era: Era, query = "", headers: Record<string, string> = {
 
 beforeAll(async () => {
   server = await startTestServer();
-  const signUp = await fetch(`${server.url}/v1/auth/signup`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "mcp@example.com", password: "correct horse battery" }),
-  });
-  const cookies = signUp.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
-  cookie = cookies.join("; ");
-  csrf = cookies.find((c) => c.startsWith("lo_csrf="))?.slice(8) ?? "";
-  token = (await rest("/v1/tokens", { method: "POST", body: { name: "mcp", scopes: ["mcp"] } })).body.secret;
+  account = await signUpAccount(server.url, "mcp@example.com");
+  token = (await account.token(["mcp"])).secret;
   const long = "Step.\n".repeat(5000);
   for (const [name, description, instructions] of [
     ["code-review", "Reviews diffs for bugs; use when asked to review code.", "# Code review\n\nCheck the tests.\n"],
@@ -317,20 +298,8 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
     }
     expect(client).toBeDefined();
 
-    const other = await fetch(`${server.url}/v1/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "other-mcp@example.com", password: "correct horse battery" }),
-    });
-    const otherCookies = other.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
-    const otherCsrf = otherCookies.find((c) => c.startsWith("lo_csrf="))?.slice(8) ?? "";
-    const otherToken = await (
-      await fetch(`${server.url}/v1/tokens`, {
-        method: "POST",
-        headers: { cookie: otherCookies.join("; "), "x-csrf-token": otherCsrf, "content-type": "application/json" },
-        body: JSON.stringify({ name: "x", scopes: ["mcp"] }),
-      })
-    ).json();
+    const other = await signUpAccount(server.url, "other-mcp@example.com");
+    const otherToken = await other.token(["mcp"]);
     const probe = async (path: string) =>
       fetch(`${server.url}${path}`, {
         method: "POST",

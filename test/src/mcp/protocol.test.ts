@@ -4,6 +4,7 @@
  * 2026-07-28 era and in the legacy 2025-11-25 era served on the same path.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 const MODERN = "2026-07-28";
@@ -12,8 +13,7 @@ const SKILL_NAME = "protocol-probe";
 const ACCEPT_BOTH = "application/json, text/event-stream";
 
 let server: TestServer;
-let cookie = "";
-let csrf = "";
+let account: Account;
 let secret = "";
 let nextId = 1;
 
@@ -150,41 +150,16 @@ async function legacy(
   return reply(res, id);
 }
 
-async function rest(path: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      cookie,
-      "x-csrf-token": csrf,
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
-
-async function createToken(name: string, scopes: string[]): Promise<{ id: string; secret: string }> {
-  const created = await rest("/v1/tokens", { method: "POST", body: { name, scopes } });
-  expect(created.status).toBe(201);
-  return { id: created.body.token.id, secret: created.body.secret };
-}
+const rest: Account["rest"] = (path, init) => account.rest(path, init);
+const createToken = (name: string, scopes: string[]) => account.token(scopes, { name });
 
 const CHALLENGE = () => `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`;
 const toolNames = (r: Reply) => ((r.message?.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
 
 beforeAll(async () => {
   server = await startTestServer();
-  const signUp = await fetch(`${server.url}/v1/auth/signup`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "protocol@example.com", password: "correct horse battery" }),
-  });
-  expect(signUp.status).toBeLessThan(300);
-  const cookies = signUp.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
-  cookie = cookies.filter((c) => c.startsWith("lo_session=") || c.startsWith("lo_csrf=")).join("; ");
-  csrf = cookies.find((c) => c.startsWith("lo_csrf="))?.slice("lo_csrf=".length) ?? "";
-  expect(cookie).toContain("lo_session=");
-  expect(csrf).not.toBe("");
+  account = await signUpAccount(server.url, "protocol@example.com");
+  expect(account.cookie).toContain("lo_session=");
   secret = (await createToken("mcp", ["mcp"])).secret;
   expect(secret).toMatch(/^lo_/);
   const skill = await rest("/v1/workspaces/me/skills", {

@@ -5,26 +5,14 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
 let token: string;
-let cookie = "";
-let csrf = "";
+let account: Account;
+const rest: Account["rest"] = (path, init) => account.rest(path, init);
 let id = 0;
-
-async function rest(path: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      cookie,
-      "x-csrf-token": csrf,
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-  return { status: res.status, body: res.status === 204 ? null : await res.json() };
-}
 
 type Rpc = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 async function rpc(
@@ -82,15 +70,8 @@ async function readBytes(uri: string): Promise<Uint8Array> {
 
 beforeAll(async () => {
   server = await startTestServer();
-  const signUp = await fetch(`${server.url}/v1/auth/signup`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "ext@example.com", password: "correct horse battery" }),
-  });
-  const cookies = signUp.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
-  cookie = cookies.join("; ");
-  csrf = cookies.find((c) => c.startsWith("lo_csrf="))?.slice(8) ?? "";
-  token = (await rest("/v1/tokens", { method: "POST", body: { name: "mcp", scopes: ["mcp"] } })).body.secret;
+  account = await signUpAccount(server.url, "ext@example.com");
+  token = (await account.token(["mcp"])).secret;
   const png = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 91) % 256));
   const created = await rest("/v1/workspaces/me/skills/import", {
     method: "POST",
