@@ -11,6 +11,7 @@ import { registerHealth } from "./http/routes/health";
 import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
 import { registerProjects } from "./http/routes/projects";
+import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps) {
   registerTokens(app);
   registerSkills(app);
   registerProjects(app);
+  registerServers(app, deps);
   registerMcpSettings(app);
   registerMcp(app);
 

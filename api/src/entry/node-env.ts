@@ -22,6 +22,8 @@ export const NodeEnv = z
     /** Trust X-Forwarded-For from a reverse proxy for client addresses (rate limits). */
     LOADOUT_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
     LOADOUT_LOG: z.enum(["json", "silent"]).default("json"),
+    /** `1` lets remote MCP servers live on loopback: for local use and tests, never in production. */
+    LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: z.enum(["0", "1"]).default("0"),
     /**
      * Postgres connections in the pool (DATABASE_URL only). postgres.js pipelines queries, so a
      * few connections beat many: on a 2-core database 4 served 6,400 req/s and 10 served 4,500.

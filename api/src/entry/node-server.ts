@@ -67,6 +67,7 @@ export async function startNodeServer(
     : undefined;
   const app = createApp({
     callRecorder,
+    allowLoopbackUpstreams: env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1",
     ...(allowedHosts ? { allowedHosts } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),

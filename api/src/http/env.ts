@@ -31,6 +31,8 @@ export interface AppDeps {
    * loopback); unset means any host (a deployment behind its own domain and TLS).
    */
   allowedHosts?: readonly string[];
+  /** Upstream MCP servers on loopback are allowed (LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1: local use and tests). */
+  allowLoopbackUpstreams?: boolean;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

@@ -105,12 +105,12 @@ function pathWith(op: Operation, values: Record<string, string>): string {
   });
 }
 
-const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-skill", slug: "sample-value", version: "1" });
+const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-skill", slug: "sample-server", version: "1" });
 const foreign = () => ({
   ws: other.teamSlug,
   id: other.tokenId,
   name: "sample-skill",
-  slug: "sample-value",
+  slug: "sample-server",
   version: "1",
 });
 const missing = {
@@ -187,6 +187,11 @@ beforeAll(async () => {
   ).toBe(201);
   other.tokenId = (await other.user.createToken({ name: "other's", scopes: ["admin"] })).token.id;
   // The other tenant really has what the probes name, so "not found" is about access, not existence.
+  const server = await other.user.request(`/v1/workspaces/${other.teamSlug}/servers/import`, {
+    method: "POST",
+    body: { text: JSON.stringify({ mcpServers: { "sample-server": { url: "https://mcp.example.com/mcp" } } }) },
+  });
+  expect((await server.json()).imported).toHaveLength(1);
   const skill = await other.user.request(`/v1/workspaces/${other.teamSlug}/skills`, {
     method: "POST",
     body: { name: "sample-skill", description: "Another tenant's skill.", instructions: "Private." },

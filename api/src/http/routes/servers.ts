@@ -1,0 +1,143 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { createSecretBox } from "../../auth/secret-box";
+import { WorkspaceParam } from "../../schemas/common";
+import {
+  ImportServersInput,
+  ImportServersResult,
+  ServerParams,
+  ServerSchema,
+  UpdateServerInput,
+} from "../../schemas/servers";
+import { RevisionQuery } from "../../schemas/skills";
+import {
+  getServer,
+  importServers,
+  listServers,
+  removeServer,
+  type ServerDeps,
+  updateServer,
+} from "../../services/servers/records";
+import { actionContext } from "../action-context";
+import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
+import type { AppDeps, AppEnv } from "../env";
+
+const tags = ["servers"];
+const base = "/v1/workspaces/{ws}/servers";
+
+const list = defineRoute(
+  { scope: "servers:read" },
+  {
+    method: "get",
+    path: base,
+    tags,
+    summary: "The workspace's remote MCP servers (header values masked)",
+    request: { params: WorkspaceParam },
+    responses: {
+      200: jsonContent(z.object({ servers: z.array(ServerSchema) }), "Servers."),
+      404: errorResponse("No such workspace for the caller."),
+    },
+  },
+);
+
+const importRoute = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "post",
+    path: `${base}/import`,
+    tags,
+    summary: "Import servers from a pasted mcpServers block; each entry imports or is skipped with its reason",
+    request: { params: WorkspaceParam, ...jsonRequest(ImportServersInput) },
+    responses: {
+      200: jsonContent(ImportServersResult, "What was imported and what was skipped, and why."),
+      404: errorResponse("No such workspace for the caller."),
+    },
+  },
+);
+
+const get = defineRoute(
+  { scope: "servers:read" },
+  {
+    method: "get",
+    path: `${base}/{slug}`,
+    tags,
+    summary: "One server (header values masked)",
+    request: { params: ServerParams },
+    responses: { 200: jsonContent(ServerSchema, "The server."), 404: errorResponse("No such server for the caller.") },
+  },
+);
+
+const update = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "patch",
+    path: `${base}/{slug}`,
+    tags,
+    summary: "Edit a server (name the revision you edit); changing URL, transport or headers resets its status",
+    request: { params: ServerParams, ...jsonRequest(UpdateServerInput) },
+    responses: {
+      200: jsonContent(ServerSchema, "The server after the edit."),
+      404: errorResponse("No such server for the caller."),
+      409: errorResponse("The revision is stale."),
+    },
+  },
+);
+
+const remove = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "delete",
+    path: `${base}/{slug}`,
+    tags,
+    summary: "Remove a server",
+    request: { params: ServerParams, query: RevisionQuery },
+    responses: {
+      204: { description: "Removed." },
+      404: errorResponse("No such server for the caller."),
+      409: errorResponse("The revision is stale."),
+    },
+  },
+);
+
+export function registerServers(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  // The key id names the key that sealed each value, so LOADOUT_SECRET_KEY can rotate later.
+  const keyId = `k${bytesToHex(sha256(utf8ToBytes(deps.secretKey))).slice(0, 8)}`;
+  const serverDeps: ServerDeps = {
+    box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
+    allowLoopback: deps.allowLoopbackUpstreams ?? false,
+  };
+  app.openapi(list, async (c) =>
+    c.json(
+      { servers: await listServers({ ctx: actionContext(c), ws: c.req.valid("param").ws, deps: serverDeps }) },
+      200,
+    ),
+  );
+  app.openapi(importRoute, async (c) =>
+    c.json(
+      await importServers({
+        ctx: actionContext(c),
+        ws: c.req.valid("param").ws,
+        text: c.req.valid("json").text,
+        deps: serverDeps,
+      }),
+      200,
+    ),
+  );
+  app.openapi(get, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await getServer({ ctx: actionContext(c), ws, slug, deps: serverDeps }), 200);
+  });
+  app.openapi(update, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(
+      await updateServer({ ctx: actionContext(c), ws, slug, input: c.req.valid("json"), deps: serverDeps }),
+      200,
+    );
+  });
+  app.openapi(remove, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    await removeServer({ ctx: actionContext(c), ws, slug, revision: c.req.valid("query").revision });
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { NullableTimestamp, Timestamp, WorkspaceParam } from "./common";
+import { ScopeSchema } from "./skills";
+
+export const ImportServersInput = z
+  .strictObject({
+    text: z
+      .string({ error: "text is required: paste an mcpServers block" })
+      .min(1, "text is empty")
+      .max(256 * 1024),
+  })
+  .openapi("ImportServersInput");
+
+export const ServerSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    label: z.string(),
+    description: z.string(),
+    url: z.string(),
+    transport: z.enum(["streamable-http", "sse"]),
+    headers: z
+      .record(z.string(), z.string())
+      .openapi({ description: "Header names with masked values; secrets are never returned." }),
+    enabled: z.boolean(),
+    scope: ScopeSchema,
+    state: z.enum(["off", "projects", "global"]),
+    callTimeoutMs: z.number().int(),
+    status: z.enum(["unknown", "ok", "failed"]),
+    lastError: z.string().nullable(),
+    checkedAt: NullableTimestamp,
+    revision: z.number().int(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .openapi("Server");
+export type ServerView = z.infer<typeof ServerSchema>;
+
+export const ImportServersResult = z
+  .object({
+    imported: z.array(
+      ServerSchema.extend({ placeholders: z.array(z.object({ header: z.string(), placeholder: z.string() })) }),
+    ),
+    skipped: z.array(z.object({ name: z.string(), reason: z.string() })),
+  })
+  .openapi("ImportServersResult");
+
+export const UpdateServerInput = z
+  .strictObject({
+    revision: z.number({ error: "revision is required: send the revision you are editing" }).int().min(1),
+    label: z.string().trim().min(1).max(100).optional(),
+    description: z.string().max(1024).optional(),
+    url: z.string().max(2048).optional(),
+    transport: z.enum(["streamable-http", "sse"]).optional(),
+    headers: z
+      .record(z.string().min(1).max(200), z.string().max(8192).nullable())
+      .optional()
+      .openapi({ description: "Headers to set; a name mapped to null is removed. Values are stored sealed." }),
+    enabled: z.boolean().optional(),
+    scope: ScopeSchema.optional(),
+    callTimeoutMs: z.number().int().min(1000).max(600_000).optional(),
+  })
+  .openapi("UpdateServerInput");
+export type UpdateServerInput = z.infer<typeof UpdateServerInput>;
+
+export const ServerParams = WorkspaceParam.extend({
+  slug: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "slug", in: "path" }, example: "github" }),
+});

@@ -1,0 +1,309 @@
+import { type Database, mcpServers, newId } from "@loadout/db";
+import { and, asc, eq } from "drizzle-orm";
+import { maskSecret, type SecretBox } from "../../auth/secret-box";
+import { activationState, normalizeScope, parseScope } from "../../domain/activation";
+import { upstreamUrlProblem } from "../../domain/servers/address-policy";
+import { parseMcpImport } from "../../domain/servers/mcp-import";
+import { serverSlugProblem } from "../../domain/servers/tool-names";
+import { AppError, notFound } from "../../errors";
+import type { ServerView, UpdateServerInput } from "../../schemas/servers";
+import { recordEvent } from "../audit";
+import type { ActionContext } from "../context";
+import { resolveWorkspace } from "../workspaces/access";
+
+type Row = typeof mcpServers.$inferSelect;
+
+/** What the server-record actions need beyond the context: the box that seals header values, and the URL policy. */
+export interface ServerDeps {
+  box: SecretBox;
+  allowLoopback: boolean;
+}
+
+/** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
+const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
+
+export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
+  const headers: Record<string, string> = {};
+  for (const [name, sealed] of Object.entries(row.headers)) {
+    // Masked for display: opened only to show its first characters and length.
+    headers[name] = maskSecret(await box.open(sealed, headerAd(row.id, name)));
+  }
+  const scope = { mode: row.scopeMode, projects: row.scopeProjects };
+  return {
+    id: row.id,
+    slug: row.slug,
+    label: row.label,
+    description: row.description,
+    url: row.url,
+    transport: row.transport,
+    headers,
+    enabled: row.enabled,
+    scope,
+    state: activationState(row.enabled, scope),
+    callTimeoutMs: row.callTimeoutMs,
+    status: row.status,
+    lastError: row.lastError,
+    checkedAt: row.checkedAt?.toISOString() ?? null,
+    revision: row.revision,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** A slug proposed from a pasted name: `GitHub Copilot` → `github-copilot`. */
+export function slugFromName(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 32)
+    .replace(/-+$/, "");
+}
+
+async function seal(
+  box: SecretBox,
+  serverId: string,
+  headers: Record<string, string>,
+): Promise<Record<string, string>> {
+  const sealed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) sealed[name] = await box.seal(value, headerAd(serverId, name));
+  return sealed;
+}
+
+/**
+ * Imports a pasted `mcpServers` block: every good entry becomes a server (headers sealed), every
+ * other one is reported with its reason; the whole import is one transaction and one audit event each.
+ */
+export async function importServers({
+  ctx,
+  ws,
+  text,
+  deps,
+}: {
+  ctx: ActionContext;
+  ws: string;
+  text: string;
+  deps: ServerDeps;
+}) {
+  const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
+  const parsed = parseMcpImport(text);
+  if (parsed.problem)
+    throw new AppError("invalid_request", parsed.problem, { details: [{ path: "text", message: parsed.problem }] });
+  const skipped = [...parsed.skipped];
+  const rows: { row: Row; placeholders: { header: string; placeholder: string }[] }[] = [];
+  const existing = new Set(
+    (
+      await ctx.db.select({ slug: mcpServers.slug }).from(mcpServers).where(eq(mcpServers.workspaceId, workspace.id))
+    ).map((r) => r.slug),
+  );
+  for (const server of parsed.servers) {
+    const slug = slugFromName(server.name);
+    const slugProblem = serverSlugProblem(slug);
+    const urlProblem = upstreamUrlProblem(server.url, { allowLoopback: deps.allowLoopback });
+    if (slugProblem)
+      skipped.push({ name: server.name, reason: `the name gives the slug "${slug}", which ${slugProblem}` });
+    else if (urlProblem) skipped.push({ name: server.name, reason: urlProblem });
+    else if (existing.has(slug))
+      skipped.push({ name: server.name, reason: `a server "${slug}" exists in this workspace; edit it instead` });
+    else {
+      existing.add(slug);
+      const id = newId("server", ctx.now.getTime());
+      rows.push({
+        placeholders: server.placeholders,
+        row: {
+          id,
+          workspaceId: workspace.id,
+          slug,
+          label: server.name,
+          description: "",
+          url: server.url,
+          transport: server.transport,
+          headers: await seal(deps.box, id, server.headers),
+          enabled: server.enabled,
+          scopeMode: "global",
+          scopeProjects: [],
+          callTimeoutMs: 60_000,
+          status: "unknown",
+          lastError: null,
+          checkedAt: null,
+          revision: 1,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        },
+      });
+    }
+  }
+  if (rows.length > 0) {
+    await ctx.db.transaction(async (tx) => {
+      await tx.insert(mcpServers).values(rows.map((r) => r.row));
+      for (const { row } of rows) {
+        await recordEvent(tx, ctx, {
+          workspaceId: workspace.id,
+          action: "server.imported",
+          targetType: "server",
+          targetId: row.id,
+          data: { slug: row.slug, url: row.url },
+        });
+      }
+    });
+  }
+  const imported = await Promise.all(
+    rows.map(async ({ row, placeholders }) => ({ ...(await viewOf(row, deps.box)), placeholders })),
+  );
+  return { imported, skipped };
+}
+
+export async function listServers({
+  ctx,
+  ws,
+  deps,
+}: {
+  ctx: ActionContext;
+  ws: string;
+  deps: ServerDeps;
+}): Promise<ServerView[]> {
+  const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
+  const rows = await ctx.db
+    .select()
+    .from(mcpServers)
+    .where(eq(mcpServers.workspaceId, workspace.id))
+    .orderBy(asc(mcpServers.slug));
+  return Promise.all(rows.map((r) => viewOf(r, deps.box)));
+}
+
+async function findServer(db: Database, workspaceId: string, slug: string, forUpdate = false): Promise<Row> {
+  const query = db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.workspaceId, workspaceId), eq(mcpServers.slug, slug)))
+    .limit(1);
+  const [row] = forUpdate ? await query.for("update") : await query;
+  if (!row) throw notFound(`Server "${slug}"`);
+  return row;
+}
+
+export async function getServer({
+  ctx,
+  ws,
+  slug,
+  deps,
+}: {
+  ctx: ActionContext;
+  ws: string;
+  slug: string;
+  deps: ServerDeps;
+}): Promise<ServerView> {
+  const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
+  return viewOf(await findServer(ctx.db, workspace.id, slug), deps.box);
+}
+
+/**
+ * Edits a server. Changing what it is (URL, transport, headers) resets its status to unknown, so
+ * the proxy connects afresh; label, description, scope and enabled do not.
+ */
+export async function updateServer({
+  ctx,
+  ws,
+  slug,
+  input,
+  deps,
+}: {
+  ctx: ActionContext;
+  ws: string;
+  slug: string;
+  input: UpdateServerInput;
+  deps: ServerDeps;
+}): Promise<ServerView> {
+  const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
+  if (input.url !== undefined) {
+    const problem = upstreamUrlProblem(input.url, { allowLoopback: deps.allowLoopback });
+    if (problem)
+      throw new AppError("invalid_request", `url: ${problem}`, { details: [{ path: "url", message: problem }] });
+  }
+  const scope = input.scope === undefined ? undefined : parseScope(input.scope);
+  if (scope === null)
+    throw new AppError("invalid_request", "scope is not valid: give { mode, projects }.", {
+      details: [{ path: "scope", message: "not valid" }],
+    });
+  const row = await ctx.db.transaction(async (tx) => {
+    const current = await findServer(tx, workspace.id, slug, true);
+    if (current.revision !== input.revision) {
+      throw new AppError(
+        "conflict",
+        `Server "${slug}" changed since you loaded it (you edited revision ${input.revision}; it is at ${current.revision}). Reload it and apply your change again.`,
+        {
+          details: [{ path: "revision", message: `current revision is ${current.revision}` }],
+        },
+      );
+    }
+    const headers = { ...current.headers };
+    for (const [name, value] of Object.entries(input.headers ?? {})) {
+      if (value === null) delete headers[name];
+      else headers[name] = await deps.box.seal(value, headerAd(current.id, name));
+    }
+    const identityChanged =
+      (input.url !== undefined && input.url !== current.url) ||
+      (input.transport !== undefined && input.transport !== current.transport) ||
+      input.headers !== undefined;
+    const normalized = scope ? normalizeScope(scope) : undefined;
+    const [updated] = await tx
+      .update(mcpServers)
+      .set({
+        label: input.label ?? current.label,
+        description: input.description ?? current.description,
+        url: input.url ?? current.url,
+        transport: input.transport ?? current.transport,
+        headers,
+        enabled: input.enabled ?? current.enabled,
+        ...(normalized ? { scopeMode: normalized.mode, scopeProjects: normalized.projects } : {}),
+        callTimeoutMs: input.callTimeoutMs ?? current.callTimeoutMs,
+        ...(identityChanged ? { status: "unknown" as const, lastError: null, checkedAt: null } : {}),
+        revision: current.revision + 1,
+        updatedAt: ctx.now,
+      })
+      .where(and(eq(mcpServers.id, current.id), eq(mcpServers.workspaceId, workspace.id)))
+      .returning();
+    // The audit names what changed, never a header value.
+    const changed = Object.keys(input).filter((k) => k !== "revision");
+    await recordEvent(tx, ctx, {
+      workspaceId: workspace.id,
+      action: "server.updated",
+      targetType: "server",
+      targetId: current.id,
+      data: { slug, changed, headers: Object.keys(input.headers ?? {}) },
+    });
+    return updated;
+  });
+  if (!row) throw notFound(`Server "${slug}"`);
+  return viewOf(row, deps.box);
+}
+
+export async function removeServer({
+  ctx,
+  ws,
+  slug,
+  revision,
+}: {
+  ctx: ActionContext;
+  ws: string;
+  slug: string;
+  revision: number;
+}): Promise<void> {
+  const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
+  await ctx.db.transaction(async (tx) => {
+    const current = await findServer(tx, workspace.id, slug, true);
+    if (current.revision !== revision) {
+      throw new AppError("conflict", `Server "${slug}" changed since you loaded it; reload it first.`, {
+        details: [{ path: "revision", message: `current revision is ${current.revision}` }],
+      });
+    }
+    await tx.delete(mcpServers).where(and(eq(mcpServers.id, current.id), eq(mcpServers.workspaceId, workspace.id)));
+    await recordEvent(tx, ctx, {
+      workspaceId: workspace.id,
+      action: "server.removed",
+      targetType: "server",
+      targetId: current.id,
+      data: { slug },
+    });
+  });
+}

@@ -1,0 +1,38 @@
+import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { workspaces } from "./workspaces";
+
+/**
+ * Remote MCP servers of a workspace. Header values are sealed (AES-256-GCM, with the id of the key
+ * that sealed them) and never stored or returned in the clear.
+ */
+export const mcpServers = pgTable(
+  "mcp_servers",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    label: text("label").notNull(),
+    description: text("description").notNull().default(""),
+    url: text("url").notNull(),
+    transport: text("transport", { enum: ["streamable-http", "sse"] }).notNull(),
+    /** Header name → sealed value. */
+    headers: jsonb("headers").$type<Record<string, string>>().notNull().default({}),
+    enabled: boolean("enabled").notNull().default(true),
+    scopeMode: text("scope_mode", { enum: ["global", "projects"] })
+      .notNull()
+      .default("global"),
+    scopeProjects: text("scope_projects").array().notNull().default([]),
+    callTimeoutMs: integer("call_timeout_ms").notNull().default(60_000),
+    status: text("status", { enum: ["unknown", "ok", "failed"] })
+      .notNull()
+      .default("unknown"),
+    lastError: text("last_error"),
+    checkedAt: timestamp("checked_at", { withTimezone: true }),
+    revision: integer("revision").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("mcp_servers_workspace_slug_key").on(t.workspaceId, t.slug)],
+);
