@@ -1,20 +1,13 @@
 /**
- * The upstream proxy: MCP client connections to users' remote servers, the tool-list cache,
- * upstream auth, timeouts and result bounds. The api reaches it only through this seam, so the
- * same code runs in-process on Node and behind a service binding with Durable Objects on Workers.
- * The implementation lands with the remote-servers work; until then nothing calls it.
+ * The upstream proxy: MCP client connections to users' remote servers. Runtime-agnostic: the
+ * caller passes the fetch (SSRF-guarded) and the secrets, so the same code runs in-process on Node
+ * and, later, behind a service binding on Workers.
  */
-export interface UpstreamCallResult {
-  content: unknown[];
-  isError: boolean;
-}
-
-export interface UpstreamProxy {
-  listTools(serverId: string): Promise<unknown[]>;
-  callTool(
-    serverId: string,
-    tool: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<UpstreamCallResult>;
-}
+export { type FetchGuard, guardedFetch, UpstreamRefused } from "./guarded-fetch";
+export {
+  connectUpstream,
+  MAX_TOOLS_PER_SERVER,
+  type UpstreamConfig,
+  type UpstreamConnection,
+  type UpstreamTool,
+} from "./upstream";

@@ -33,6 +33,8 @@ export interface AppDeps {
   allowedHosts?: readonly string[];
   /** Upstream MCP servers on loopback are allowed (LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1: local use and tests). */
   allowLoopbackUpstreams?: boolean;
+  /** Resolves an upstream host to its addresses, for the SSRF guard (Node: the system resolver). */
+  resolveHost?: (host: string) => Promise<string[]>;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

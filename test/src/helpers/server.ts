@@ -14,7 +14,7 @@ export interface TestServer extends RunningServer {
  * The real Node entry on a random loopback port, on a fresh database (PGlite, or Postgres when
  * DATABASE_URL is set), serving the built console from web/out.
  */
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
@@ -23,6 +23,7 @@ export async function startTestServer(): Promise<TestServer> {
     LOADOUT_HOST: "127.0.0.1",
     LOADOUT_DATA_DIR: dataDir,
     LOADOUT_LOG: "silent",
+    ...extraEnv,
   });
   const server = await startNodeServer(env, { database, logger });
   return {

@@ -15,7 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const apiDir = path.join(root, "api");
 const ours = ["api/src", "db/src", "workers/src"];
-const SIZE_BUDGET = 3 * 1024 * 1024;
+/**
+ * Cloudflare limits a Worker by its compressed size (3 MiB on the free plan, 10 MiB paid); we keep
+ * to a third of the free plan's, and bound the raw size too so that growth is noticed.
+ */
+const GZIP_BUDGET = 1024 * 1024;
+const RAW_BUDGET = 6 * 1024 * 1024;
 
 /** Modules workerd's nodejs_compat implements natively; anything else would be a polyfill or missing. */
 const NATIVE_NODE_MODULES = new Set([
@@ -114,10 +119,11 @@ describe("the Worker bundle", () => {
     expect(edges.filter(({ input }) => isOurs(input)).map(({ edge }) => edge)).toEqual([]);
   });
 
-  it(`stays under ${SIZE_BUDGET / 1024} KiB`, () => {
+  it(`stays under ${GZIP_BUDGET / 1024} KiB compressed and ${RAW_BUDGET / 1024} KiB raw`, () => {
     const raw = Buffer.byteLength(code);
     const gzip = gzipSync(code).byteLength;
     console.log(`worker bundle: ${Math.round(raw / 1024)} KiB raw, ${Math.round(gzip / 1024)} KiB gzip`);
-    expect(raw).toBeLessThan(SIZE_BUDGET);
+    expect(gzip).toBeLessThan(GZIP_BUDGET);
+    expect(raw).toBeLessThan(RAW_BUDGET);
   });
 });

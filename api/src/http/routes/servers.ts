@@ -19,6 +19,7 @@ import {
   type ServerDeps,
   updateServer,
 } from "../../services/servers/records";
+import { testServer } from "../../services/servers/test";
 import { actionContext } from "../action-context";
 import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
 import type { AppDeps, AppEnv } from "../env";
@@ -100,12 +101,42 @@ const remove = defineRoute(
   },
 );
 
+const test = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "post",
+    path: `${base}/{slug}/test`,
+    tags,
+    summary: "Connect to the server, list its tools, and record the outcome as its status",
+    request: { params: ServerParams },
+    responses: {
+      200: jsonContent(
+        z.object({
+          server: ServerSchema,
+          tools: z.array(
+            z.object({
+              name: z.string(),
+              title: z.string().optional(),
+              description: z.string().optional(),
+              annotations: z.record(z.string(), z.unknown()).optional(),
+            }),
+          ),
+          error: z.string().nullable(),
+        }),
+        "The outcome; a failure is reported in `error` and as the server's status.",
+      ),
+      404: errorResponse("No such server for the caller."),
+    },
+  },
+);
+
 export function registerServers(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   // The key id names the key that sealed each value, so LOADOUT_SECRET_KEY can rotate later.
   const keyId = `k${bytesToHex(sha256(utf8ToBytes(deps.secretKey))).slice(0, 8)}`;
   const serverDeps: ServerDeps = {
     box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
     allowLoopback: deps.allowLoopbackUpstreams ?? false,
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
   };
   app.openapi(list, async (c) =>
     c.json(
@@ -134,6 +165,10 @@ export function registerServers(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
       await updateServer({ ctx: actionContext(c), ws, slug, input: c.req.valid("json"), deps: serverDeps }),
       200,
     );
+  });
+  app.openapi(test, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await testServer({ ctx: actionContext(c), ws, slug, deps: serverDeps }), 200);
   });
   app.openapi(remove, async (c) => {
     const { ws, slug } = c.req.valid("param");

@@ -17,10 +17,12 @@ type Row = typeof mcpServers.$inferSelect;
 export interface ServerDeps {
   box: SecretBox;
   allowLoopback: boolean;
+  /** Absent where this deployment cannot resolve hosts itself yet (Workers, until the proxy lands there). */
+  resolveHost?: (host: string) => Promise<string[]>;
 }
 
 /** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
-const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
+export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
 
 export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
   const headers: Record<string, string> = {};
@@ -171,7 +173,7 @@ export async function listServers({
   return Promise.all(rows.map((r) => viewOf(r, deps.box)));
 }
 
-async function findServer(db: Database, workspaceId: string, slug: string, forUpdate = false): Promise<Row> {
+export async function findServer(db: Database, workspaceId: string, slug: string, forUpdate = false): Promise<Row> {
   const query = db
     .select()
     .from(mcpServers)

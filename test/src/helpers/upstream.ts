@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+export interface Upstream {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** @modelcontextprotocol/server-everything (sessionful, 2025-11-25) on a random loopback port. */
+export async function startEverything(): Promise<Upstream> {
+  const entry = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json");
+  const script = path.join(path.dirname(entry), "dist", "index.js");
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const child: ChildProcess = spawn(process.execPath, [script, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("server-everything did not start")), 20_000);
+    const onData = (chunk: Buffer) => {
+      if (chunk.toString().includes("listening")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`server-everything exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * A fetch for upstream MCP servers that refuses to reach what it must not (the SSRF guard): the
+ * URL is checked, every address the host resolves to is checked, and redirects are followed by
+ * hand so that each hop is checked the same way.
+ */
+export interface FetchGuard {
+  /** A problem with the URL itself (scheme, credentials…), or null. */
+  urlProblem(url: string): string | null;
+  /** The host's addresses (A and AAAA). */
+  resolve(host: string): Promise<string[]>;
+  /** A problem with one resolved address, or null. */
+  addressProblem(ip: string): string | null;
+}
+
+export class UpstreamRefused extends Error {
+  override readonly name = "UpstreamRefused";
+}
+
+const MAX_REDIRECTS = 5;
+
+async function check(guard: FetchGuard, url: URL): Promise<void> {
+  const problem = guard.urlProblem(url.toString());
+  if (problem) throw new UpstreamRefused(problem);
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = /^[\d.]+$|:/.test(host) ? [host] : await guard.resolve(host);
+  if (addresses.length === 0) throw new UpstreamRefused(`${host} does not resolve to any address`);
+  for (const address of addresses) {
+    const refused = guard.addressProblem(address);
+    if (refused) throw new UpstreamRefused(`${host} ${refused}`);
+  }
+}
+
+export function guardedFetch(guard: FetchGuard, base: typeof fetch = fetch): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    let url = new URL(input instanceof Request ? input.url : String(input));
+    let request = init;
+    for (let hop = 0; ; hop++) {
+      await check(guard, url);
+      const response = await base(url, { ...request, redirect: "manual" });
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status >= 400 || !location) return response;
+      if (hop >= MAX_REDIRECTS) throw new UpstreamRefused(`more than ${MAX_REDIRECTS} redirects`);
+      url = new URL(location, url);
+      // A redirected POST is not replayed: MCP requests must reach the URL the user configured.
+      if ((request?.method ?? "GET").toUpperCase() !== "GET")
+        throw new UpstreamRefused(
+          `the server redirected a ${request?.method} to ${url.origin}; configure that URL instead`,
+        );
+      request = { ...request };
+    }
+  }) as typeof fetch;
+}
