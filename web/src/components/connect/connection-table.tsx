@@ -2,6 +2,7 @@
 
 import type { Connection, Endpoint } from "@/lib/connect/types";
 import { formatDateTime, formatRelative } from "@/lib/format";
+import { DataTable } from "../data-table";
 
 type ConnectionTableProps = {
   connections: Connection[];
@@ -31,69 +32,52 @@ export function ConnectionTable({ connections, endpoints, now }: ConnectionTable
     );
   }
   return (
-    <div className="table-wrap">
-      <table className="table connect-table connection-table">
-        <thead>
-          <tr>
-            <th scope="col">Client</th>
-            <th scope="col">Protocol</th>
-            <th scope="col">Project</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Endpoint</th>
-            <th scope="col">Last seen</th>
-            <th scope="col" className="numeric">
-              Requests
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {connections.map((connection) => (
-            <tr key={connection.id} data-testid="connection-row">
-              <th scope="row" data-label="Client">
-                <span>
-                  <span className="client-name" data-testid="connection-client">
-                    {connection.clientName}
-                  </span>{" "}
-                  <span className="muted">{connection.clientVersion}</span>
-                </span>
-              </th>
-              <td data-label="Protocol">
-                <span className="nowrap">
-                  <span
-                    className="chip"
-                    title={connection.era === "modern" ? "Stateless revision" : "2025-era session"}
-                  >
-                    {connection.era}
-                  </span>{" "}
-                  <span className="muted">{connection.protocolVersion ?? "unknown"}</span>
-                </span>
-              </td>
-              <td data-label="Project">
-                {connection.project ? (
-                  <code className="connect-path">{connection.project}</code>
-                ) : (
-                  <span className="muted">None</span>
-                )}
-              </td>
-              <td data-label="Mode">{connection.mode}</td>
-              <td data-label="Endpoint">
-                <EndpointCell id={connection.endpointId} endpoints={endpoints} />
-              </td>
-              <td data-label="Last seen" className="nowrap">
-                <time
-                  dateTime={connection.lastSeenAt}
-                  title={`Last seen ${formatDateTime(connection.lastSeenAt)}; first seen ${formatDateTime(connection.firstSeenAt)}`}
-                >
-                  {formatRelative(connection.lastSeenAt, now)}
-                </time>
-              </td>
-              <td data-label="Requests" className="numeric">
-                {connection.requests.toLocaleString()}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      className="connect-table connection-table"
+      columns={["Client", "Protocol", "Project", "Mode", "Endpoint", "Last seen", { label: "Requests", numeric: true }]}
+    >
+      {connections.map((connection) => (
+        <tr key={connection.id} data-testid="connection-row">
+          <th scope="row" data-label="Client">
+            <span>
+              <span className="client-name" data-testid="connection-client">
+                {connection.clientName}
+              </span>{" "}
+              <span className="muted">{connection.clientVersion}</span>
+            </span>
+          </th>
+          <td data-label="Protocol">
+            <span className="nowrap">
+              <span className="chip" title={connection.era === "modern" ? "Stateless revision" : "2025-era session"}>
+                {connection.era}
+              </span>{" "}
+              <span className="muted">{connection.protocolVersion ?? "unknown"}</span>
+            </span>
+          </td>
+          <td data-label="Project">
+            {connection.project ? (
+              <code className="connect-path">{connection.project}</code>
+            ) : (
+              <span className="muted">None</span>
+            )}
+          </td>
+          <td data-label="Mode">{connection.mode}</td>
+          <td data-label="Endpoint">
+            <EndpointCell id={connection.endpointId} endpoints={endpoints} />
+          </td>
+          <td data-label="Last seen" className="nowrap">
+            <time
+              dateTime={connection.lastSeenAt}
+              title={`Last seen ${formatDateTime(connection.lastSeenAt)}; first seen ${formatDateTime(connection.firstSeenAt)}`}
+            >
+              {formatRelative(connection.lastSeenAt, now)}
+            </time>
+          </td>
+          <td data-label="Requests" className="numeric">
+            {connection.requests.toLocaleString()}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

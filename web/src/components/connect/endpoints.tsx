@@ -11,6 +11,7 @@ import { createEndpoint, deleteEndpoint } from "@/lib/connect/client";
 import type { CreateEndpointInput, Endpoint, McpMode } from "@/lib/connect/types";
 import { splitErrorDetails } from "@/lib/form-errors";
 import { formatDateTime } from "@/lib/format";
+import { DataTable } from "../data-table";
 
 export const MODES: { value: McpMode; label: string }[] = [
   { value: "agent", label: "agent: every tool" },
@@ -176,26 +177,14 @@ export function EndpointTable({ endpoints, listError, origin, onRetry, onDeleted
   return (
     <>
       <ErrorBanner error={deleteError} />
-      <div className="table-wrap">
-        <table className="table connect-table endpoint-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Project</th>
-              <th scope="col">Mode</th>
-              <th scope="col">URL</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {endpoints.map((endpoint) => (
-              <EndpointRow key={endpoint.id} endpoint={endpoint} origin={origin} onDelete={remove} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        className="connect-table endpoint-table"
+        columns={["Name", "Project", "Mode", "URL", { label: "Actions", hidden: true }]}
+      >
+        {endpoints.map((endpoint) => (
+          <EndpointRow key={endpoint.id} endpoint={endpoint} origin={origin} onDelete={remove} />
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { formatSize } from "@loadout/api/domain/skills/limits";
 import { useId } from "react";
 import { shortDigest } from "@/lib/format";
 import type { SkillFile } from "@/lib/skills/types";
+import { DataTable } from "../data-table";
 
 export type Upload = { key: string; file: File; path: string };
 
@@ -46,116 +47,100 @@ export function FileList(props: FileListProps) {
         References, scripts and assets the instructions point to. A file&apos;s path can hold folders, e.g.{" "}
         <code>references/api.md</code>.
       </p>
-      <div className="table-wrap">
-        <table className="table file-table">
-          <thead>
-            <tr>
-              <th scope="col">Path</th>
-              <th scope="col">Size</th>
-              <th scope="col">Digest</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
+      <DataTable className="file-table" columns={["Path", "Size", "Digest", { label: "Actions", hidden: true }]}>
+        <tr>
+          <th scope="row" className="file-path">
+            <code>{documentName}</code> <span className="muted">the description and instructions above</span>
+          </th>
+          <td className="nowrap">{documentFile ? formatSize(documentFile.size) : "—"}</td>
+          <td>{documentFile ? <code title={documentFile.digest}>{shortDigest(documentFile.digest)}</code> : "—"}</td>
+          <td className="row-actions">
+            {documentFile && downloadUrl && (
+              <a className="button button-small button-ghost" href={downloadUrl(documentName)} download>
+                Download
+              </a>
+            )}
+          </td>
+        </tr>
+        {others.map((file) => {
+          const isRemoved = removed.has(file.path);
+          const replaced = uploads.some((upload) => upload.path === file.path);
+          return (
+            <tr key={file.path} data-testid="file-row" className={isRemoved ? "row-removed" : undefined}>
               <th scope="row" className="file-path">
-                <code>{documentName}</code> <span className="muted">the description and instructions above</span>
+                <code>{file.path}</code>
+                {isRemoved && <span className="chip">to be removed</span>}
+                {replaced && !isRemoved && <span className="chip">to be replaced</span>}
+                <FileErrors messages={errors[file.path]} />
               </th>
-              <td className="nowrap">{documentFile ? formatSize(documentFile.size) : "—"}</td>
+              <td className="nowrap">{formatSize(file.size)}</td>
               <td>
-                {documentFile ? <code title={documentFile.digest}>{shortDigest(documentFile.digest)}</code> : "—"}
+                <code title={file.digest}>{shortDigest(file.digest)}</code>
               </td>
               <td className="row-actions">
-                {documentFile && downloadUrl && (
-                  <a className="button button-small button-ghost" href={downloadUrl(documentName)} download>
+                {downloadUrl && (
+                  <a
+                    className="button button-small button-ghost"
+                    href={downloadUrl(file.path)}
+                    download
+                    aria-label={`Download ${file.path}`}
+                  >
                     Download
                   </a>
                 )}
+                <button
+                  type="button"
+                  className="button button-small button-ghost"
+                  aria-label={`${isRemoved ? "Keep" : "Remove"} ${file.path}`}
+                  onClick={() => props.onToggleRemoved(file.path, !isRemoved)}
+                >
+                  {isRemoved ? "Keep" : "Remove"}
+                </button>
               </td>
             </tr>
-            {others.map((file) => {
-              const isRemoved = removed.has(file.path);
-              const replaced = uploads.some((upload) => upload.path === file.path);
-              return (
-                <tr key={file.path} data-testid="file-row" className={isRemoved ? "row-removed" : undefined}>
-                  <th scope="row" className="file-path">
-                    <code>{file.path}</code>
-                    {isRemoved && <span className="chip">to be removed</span>}
-                    {replaced && !isRemoved && <span className="chip">to be replaced</span>}
-                    <FileErrors messages={errors[file.path]} />
-                  </th>
-                  <td className="nowrap">{formatSize(file.size)}</td>
-                  <td>
-                    <code title={file.digest}>{shortDigest(file.digest)}</code>
-                  </td>
-                  <td className="row-actions">
-                    {downloadUrl && (
-                      <a
-                        className="button button-small button-ghost"
-                        href={downloadUrl(file.path)}
-                        download
-                        aria-label={`Download ${file.path}`}
-                      >
-                        Download
-                      </a>
-                    )}
-                    <button
-                      type="button"
-                      className="button button-small button-ghost"
-                      aria-label={`${isRemoved ? "Keep" : "Remove"} ${file.path}`}
-                      onClick={() => props.onToggleRemoved(file.path, !isRemoved)}
-                    >
-                      {isRemoved ? "Keep" : "Remove"}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-            {uploads.map((upload) => {
-              const pathId = `${inputId}-${upload.key}`;
-              const problem = uploadProblems[upload.key];
-              return (
-                <tr key={upload.key} data-testid="file-row" className="row-new">
-                  <th scope="row" className="file-path">
-                    <label htmlFor={pathId} className="visually-hidden">
-                      Path for {upload.file.name}
-                    </label>
-                    <input
-                      id={pathId}
-                      className="input input-mono"
-                      value={upload.path}
-                      spellCheck={false}
-                      aria-invalid={problem || errors[upload.path] ? true : undefined}
-                      onChange={(event) => props.onUploadPath(upload.key, event.target.value)}
-                    />
-                    <span className="chip">new</span>
-                    {problem && (
-                      <p className="field-error" role="alert">
-                        {problem}
-                      </p>
-                    )}
-                    <FileErrors messages={errors[upload.path]} />
-                  </th>
-                  <td className="nowrap">{formatSize(upload.file.size)}</td>
-                  <td className="muted">on save</td>
-                  <td className="row-actions">
-                    <button
-                      type="button"
-                      className="button button-small button-ghost"
-                      aria-label={`Discard upload ${upload.path || upload.file.name}`}
-                      onClick={() => props.onDiscard(upload.key)}
-                    >
-                      Discard
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+        {uploads.map((upload) => {
+          const pathId = `${inputId}-${upload.key}`;
+          const problem = uploadProblems[upload.key];
+          return (
+            <tr key={upload.key} data-testid="file-row" className="row-new">
+              <th scope="row" className="file-path">
+                <label htmlFor={pathId} className="visually-hidden">
+                  Path for {upload.file.name}
+                </label>
+                <input
+                  id={pathId}
+                  className="input input-mono"
+                  value={upload.path}
+                  spellCheck={false}
+                  aria-invalid={problem || errors[upload.path] ? true : undefined}
+                  onChange={(event) => props.onUploadPath(upload.key, event.target.value)}
+                />
+                <span className="chip">new</span>
+                {problem && (
+                  <p className="field-error" role="alert">
+                    {problem}
+                  </p>
+                )}
+                <FileErrors messages={errors[upload.path]} />
+              </th>
+              <td className="nowrap">{formatSize(upload.file.size)}</td>
+              <td className="muted">on save</td>
+              <td className="row-actions">
+                <button
+                  type="button"
+                  className="button button-small button-ghost"
+                  aria-label={`Discard upload ${upload.path || upload.file.name}`}
+                  onClick={() => props.onDiscard(upload.key)}
+                >
+                  Discard
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
       <div className="field">
         <label htmlFor={`${inputId}-upload`} className="field-label">
           Add files

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { displayTokenPrefix, formatDate, formatDateTime } from "@/lib/format";
 import type { ApiToken } from "@/lib/types";
+import { DataTable } from "../data-table";
 
 type TokenTableProps = {
   tokens: ApiToken[];
@@ -19,29 +20,23 @@ export function TokenTable({ tokens, onRevoke }: TokenTableProps) {
     );
   }
   return (
-    <div className="table-wrap">
-      <table className="table token-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Workspace</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((token) => (
-            <TokenRow key={token.id} token={token} onRevoke={onRevoke} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      className="token-table"
+      columns={[
+        "Name",
+        "Scopes",
+        "Workspace",
+        "Created",
+        "Expires",
+        "Last used",
+        "Status",
+        { label: "Actions", hidden: true },
+      ]}
+    >
+      {tokens.map((token) => (
+        <TokenRow key={token.id} token={token} onRevoke={onRevoke} />
+      ))}
+    </DataTable>
   );
 }
 
