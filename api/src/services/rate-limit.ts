@@ -1,5 +1,5 @@
 import { type Database, rateLimits } from "@loadout/db";
-import { eq, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 
 export interface RateLimitRule {
   /** Most hits allowed in one window. */
@@ -41,10 +41,21 @@ export async function hitRateLimit(
       },
     })
     .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart });
+  // Counters of windows long gone are swept now and then, so addresses and emails an attacker
+  // sprays do not grow the table for ever.
+  if (Math.random() < SWEEP_PROBABILITY) await sweepRateLimits(db, now);
   const count = row?.count ?? 1;
   const windowStart = row?.windowStart ?? now;
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + rule.windowSeconds * 1000 - now.getTime()) / 1000));
   return { allowed: count <= rule.limit, retryAfter };
+}
+
+const SWEEP_PROBABILITY = 0.01;
+/** Longer than any rule's window: a counter this old counts nothing any more. */
+const SWEEP_AGE_MS = 24 * 60 * 60 * 1000;
+
+export async function sweepRateLimits(db: Database, now: Date): Promise<void> {
+  await db.delete(rateLimits).where(lt(rateLimits.windowStart, new Date(now.getTime() - SWEEP_AGE_MS)));
 }
 
 export async function clearRateLimit(db: Database, key: string): Promise<void> {
