@@ -5,7 +5,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser";
+import { launchChromium, signUpInBrowser } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -65,12 +65,7 @@ afterAll(async () => {
 
 describe("the Connect page", () => {
   it("writes a snippet with a new token that a real MCP client uses as it is", async () => {
-    await page.goto(`${server.url}/signup/`);
-    await page.getByLabel("Name").fill("Ada Lovelace");
-    await page.getByLabel("Email").fill("ada@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${server.url}/tokens/`);
+    await signUpInBrowser(page, server.url);
 
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Connect", exact: true }).click();
     await page.waitForURL(`${server.url}/connect/`);

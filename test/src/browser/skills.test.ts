@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser";
+import { launchChromium, signUpInBrowser } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -67,12 +67,7 @@ afterAll(async () => {
 
 describe("skills in the console", () => {
   it("signs up and writes a skill that shows in the list", async () => {
-    await page.goto(`${server.url}/signup/`);
-    await page.getByLabel("Name").fill("Ada Lovelace");
-    await page.getByLabel("Email").fill("ada@example.com");
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL(`${server.url}/tokens/`);
+    await signUpInBrowser(page, server.url);
 
     await nav("Skills").click();
     await page.waitForURL(`${server.url}/skills/`);

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.LOADOUT_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -21,4 +21,14 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** Signs up through the console's form, as a person would, and waits for the Tokens page. */
+export async function signUpInBrowser(page: Page, url: string, email = "ada@example.com"): Promise<void> {
+  await page.goto(`${url}/signup/`);
+  await page.getByLabel("Name").fill("Ada Lovelace");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.waitForURL(`${url}/tokens/`);
 }
