@@ -125,7 +125,7 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const issues = tools.find((t) => t.name === "tracker_issues");
     expect(issues?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(issues?.title).toEqual(expect.any(String));
-    expect((issues?.inputSchema as { properties: Record<string, unknown> }).properties.action).toMatchObject({
+    expect(issues?.inputSchema.properties?.action).toMatchObject({
       enum: ["list", "get", "create", "close"],
     });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["skills", "tracker_echo", "tracker_image"]));
