@@ -26,6 +26,8 @@ export interface StatelessUpstreamOptions {
   name?: string;
   /** `reject` serves the 2026-07-28 revision only; default `stateless` also serves 2025-era clients. */
   legacy?: "stateless" | "reject";
+  /** Read-only filler tools `extra_01`… to reach a given count (the bench's 64 tools per server). */
+  extraTools?: number;
 }
 
 export interface StatelessUpstream {
@@ -151,6 +153,19 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
           return { content: [{ type: "image" as const, data: TINY_PNG_BASE64, mimeType: "image/png" }] };
         },
       );
+      for (let i = 1; i <= (options.extraTools ?? 0); i++) {
+        const name = `extra_${String(i).padStart(2, "0")}`;
+        server.registerTool(
+          name,
+          {
+            title: `Extra ${i}`,
+            description: `Filler tool ${i}: returns its query.`,
+            inputSchema: z.object({ query: z.string().describe("Anything") }),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async ({ query }) => text(query),
+        );
+      }
       return server;
     },
     { legacy: options.legacy ?? "stateless" },
