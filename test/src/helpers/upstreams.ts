@@ -39,6 +39,8 @@ export interface StatelessUpstream {
   calls(tool: string): number;
   /** The live issue list: `create` appends, `close` flips `state`. */
   issues: Issue[];
+  /** Adds a read-only tool and announces `notifications/tools/list_changed` to open subscriptions. */
+  addTool(name: string): void;
   stop(): Promise<void>;
 }
 
@@ -72,13 +74,25 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   const counts = new Map<string, number>();
   const count = (tool: string) => counts.set(tool, (counts.get(tool) ?? 0) + 1);
   let nextIssue = 1;
+  const added: string[] = [];
 
   const handler = createMcpHandler(
     () => {
       const server = new McpServer(
         { name: options.name ?? "upstream-stateless", version: "1.0.0" },
-        { capabilities: { tools: { listChanged: false } } },
+        { capabilities: { tools: { listChanged: true } } },
       );
+      for (const name of added)
+        server.registerTool(
+          name,
+          {
+            title: name,
+            description: `Added while running: ${name}.`,
+            inputSchema: z.object({}),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async () => text(name),
+        );
       server.registerTool(
         "issues",
         {
@@ -184,6 +198,10 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
     requests: () => requests,
     calls: (tool) => counts.get(tool) ?? 0,
     issues,
+    addTool(name) {
+      added.push(name);
+      handler.notify.toolsChanged();
+    },
     stop: () => shutdown(http, handler),
   };
 }

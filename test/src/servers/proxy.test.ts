@@ -237,6 +237,27 @@ describe("what the server is", () => {
   });
 });
 
+describe("tools/list_changed", () => {
+  it("refreshes the cached list when the upstream announces a change, and withholds the new tool", async () => {
+    const client = await connect();
+    await client.callTool({ name: "tracker_echo", arguments: { text: "warm" } });
+    stateless.addTool("late_arrival");
+    await expect
+      .poll(
+        async () =>
+          (await account.rest("/v1/workspaces/me/servers/tracker/tools")).body.tools.map(
+            (t: { name: string }) => t.name,
+          ),
+        { timeout: 5000 },
+      )
+      .toContain("late_arrival");
+    const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
+    expect(tools.body.tools.find((t: { name: string }) => t.name === "late_arrival").pin).toBe("new");
+    expect(await names(client)).not.toContain("tracker_late_arrival");
+    await client.close();
+  });
+});
+
 describe("checks at dispatch", () => {
   it("refuses a listed tool once its server is narrowed to another project, in the same session", async () => {
     const client = await connect();

@@ -45,12 +45,9 @@ const list = defineRoute(
         z.object({
           servers: z.array(ServerSchema),
           limits: z.object({
-            serversPerSession: z
-              .number()
-              .int()
-              .openapi({
-                description: "Active servers a session serves; the rest are skipped (oldest first are kept).",
-              }),
+            serversPerSession: z.number().int().openapi({
+              description: "Active servers a session serves; the rest are skipped (oldest first are kept).",
+            }),
             toolsPerServer: z.number().int(),
           }),
         }),
