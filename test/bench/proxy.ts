@@ -26,7 +26,7 @@ export interface ProxyFigures {
 
 const SERVERS = 16;
 const TOOLS_PER_SERVER = 64;
-const PAIRS = 1000;
+const PAIRS = Number(process.env.BENCH_PROXY_PAIRS ?? 1000);
 
 const callBody = (name: string, text: string) =>
   JSON.stringify({
@@ -108,7 +108,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       const dur = Number(/dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "")?.[1]);
       if (res.status !== 200 || answer.error || !Number.isFinite(dur))
         throw new Error(`tools/list answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
-      listed = (answer.result?.tools as unknown[]).length;
+      listed = (answer.result?.tools as unknown[] | undefined)?.length ?? 0;
       if (i >= 20) list.push(dur);
     }
     const after = upstreams.reduce((n, u) => n + u.requests(), 0);

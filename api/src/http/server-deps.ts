@@ -3,6 +3,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { and, eq } from "drizzle-orm";
 import { createSecretBox } from "../auth/secret-box";
+import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
 import { type ServerDeps, storeTools } from "../services/servers/upstreams";
 import type { AppDeps } from "./env";
 
@@ -34,5 +35,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
     allowLoopback: deps.allowLoopbackUpstreams ?? false,
     pool,
+    definitions: new DefinitionCache(),
+    catalogs: new CatalogCache(),
   };
 }

@@ -364,7 +364,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     if (method === "tools/list") {
       upstreamTools = await proxiedCatalog(ctx.db, session, serverDeps, c.get("deps").logger, ctx.now, single);
     } else if (typeof needs === "object" && (single || !builtIn.includes(needs.tool))) {
-      const found = await findProxiedTool(ctx.db, session, needs.tool, single);
+      const found = await findProxiedTool(ctx.db, serverDeps, session, needs.tool, single);
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
     }
     let toolOutcome: ToolOutcome | undefined;

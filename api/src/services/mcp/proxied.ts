@@ -5,6 +5,8 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import type { Logger } from "../../logger";
+import { catalogStamp } from "../servers/catalog-version";
+import { lightToolColumns } from "../servers/definitions";
 import {
   markFailed,
   refreshTools,
@@ -105,6 +107,12 @@ export async function proxiedCatalog(
 ): Promise<ProxiedTool[]> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return [];
+  // A listing is the same for every session with these workspaces, project and mode until one of
+  // the workspaces' catalogs changes: one small read tells whether the cached one still holds.
+  const stamp = await catalogStamp(db, ids);
+  const key = JSON.stringify([[...ids].sort(), session.project, session.mode, single?.slug ?? null]);
+  const cached = deps.catalogs.get(key, stamp);
+  if (cached) return cached;
   const candidates = (
     await db
       .select()
@@ -128,8 +136,8 @@ export async function proxiedCatalog(
   if (firstUse.length && deps.pool) await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now)));
   const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
   if (serving.length === 0) return [];
-  const tools = await db
-    .select()
+  const light = await db
+    .select(lightToolColumns)
     .from(mcpServerTools)
     .where(
       and(
@@ -142,25 +150,29 @@ export async function proxiedCatalog(
       ),
     )
     .orderBy(asc(mcpServerTools.serverId), asc(mcpServerTools.position));
-  const byId = new Map(serving.map((s) => [s.id, s]));
+  const tools = await deps.definitions.complete(db, light);
+  const byServer = new Map<string, ServerToolRow[]>();
+  for (const tool of tools) byServer.set(tool.serverId, [...(byServer.get(tool.serverId) ?? []), tool]);
   const seen = new Set<string>();
   const result: ProxiedTool[] = [];
   for (const server of serving) {
-    for (const tool of tools) {
-      if (tool.serverId !== server.id || withheldBecause(server, tool, session) !== null) continue;
-      const entry = present(byId.get(tool.serverId) ?? server, tool, session, Boolean(single));
+    for (const tool of byServer.get(server.id) ?? []) {
+      if (withheldBecause(server, tool, session) !== null) continue;
+      const entry = present(server, tool, session, Boolean(single));
       // A name already taken (a team's server with a personal one's slug) keeps its first holder.
       if (seen.has(entry.name)) continue;
       seen.add(entry.name);
       result.push(entry);
     }
   }
+  deps.catalogs.set(key, stamp, result);
   return result;
 }
 
 /** The tool a call names, looked up (never parsed from the name), with its server. */
 export async function findProxiedTool(
   db: Database,
+  deps: ServerDeps,
   session: McpSession,
   name: string,
   single?: SingleServer,
@@ -168,7 +180,7 @@ export async function findProxiedTool(
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return null;
   const rows = await db
-    .select({ server: mcpServers, tool: mcpServerTools })
+    .select({ server: mcpServers, tool: lightToolColumns })
     .from(mcpServerTools)
     .innerJoin(mcpServers, eq(mcpServers.id, mcpServerTools.serverId))
     .where(
@@ -180,7 +192,10 @@ export async function findProxiedTool(
       ),
     )
     .limit(1);
-  return rows[0] ?? null;
+  const found = rows[0];
+  if (!found) return null;
+  const [tool] = await deps.definitions.complete(db, [found.tool]);
+  return tool ? { server: found.server, tool } : null;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });

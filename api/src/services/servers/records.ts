@@ -10,6 +10,7 @@ import type { ServerView, UpdateServerInput } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { bumpCatalog } from "./catalog-version";
 import { headerAd, type ServerDeps } from "./upstreams";
 
 export { headerAd, type ServerDeps } from "./upstreams";
@@ -135,6 +136,7 @@ export async function importServers({
   if (rows.length > 0) {
     await ctx.db.transaction(async (tx) => {
       await tx.insert(mcpServers).values(rows.map((r) => r.row));
+      await bumpCatalog(tx, workspace.id);
       for (const { row } of rows) {
         await recordEvent(tx, ctx, {
           workspaceId: workspace.id,
@@ -271,6 +273,7 @@ export async function updateServer({
       })
       .where(and(eq(mcpServers.id, current.id), eq(mcpServers.workspaceId, workspace.id)))
       .returning();
+    await bumpCatalog(tx, workspace.id);
     // The audit names what changed, never a header value.
     const changed = Object.keys(input).filter((k) => k !== "revision");
     await recordEvent(tx, ctx, {
@@ -309,6 +312,7 @@ export async function removeServer({
       });
     }
     await tx.delete(mcpServers).where(and(eq(mcpServers.id, current.id), eq(mcpServers.workspaceId, workspace.id)));
+    await bumpCatalog(tx, workspace.id);
     await recordEvent(tx, ctx, {
       workspaceId: workspace.id,
       action: "server.removed",

@@ -6,6 +6,7 @@ import type { ServerToolsView, ServerToolView, UpdateServerToolInput } from "../
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { bumpCatalog } from "./catalog-version";
 import { findServer } from "./records";
 import type { ServerRow, ServerToolRow } from "./upstreams";
 
@@ -108,6 +109,7 @@ export async function updateServerTool({
       })
       .where(and(eq(mcpServerTools.serverId, server.id), eq(mcpServerTools.name, tool)))
       .returning();
+    await bumpCatalog(tx, workspace.id);
     await recordEvent(tx, ctx, {
       workspaceId: workspace.id,
       action: "server.tool_updated",
@@ -168,6 +170,7 @@ export async function approveServerTools({
         })
         .where(and(eq(mcpServerTools.serverId, server.id), eq(mcpServerTools.name, row.name)));
     }
+    if (pending.length) await bumpCatalog(tx, workspace.id);
     if (pending.length)
       await recordEvent(tx, ctx, {
         workspaceId: workspace.id,

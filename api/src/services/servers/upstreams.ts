@@ -10,6 +10,9 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { SecretBox } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
+import type { ProxiedTool } from "../mcp/proxied";
+import { bumpCatalog } from "./catalog-version";
+import type { CatalogCache, DefinitionCache } from "./definitions";
 
 export type ServerRow = typeof mcpServers.$inferSelect;
 export type ServerToolRow = typeof mcpServerTools.$inferSelect;
@@ -20,6 +23,10 @@ export interface ServerDeps {
   allowLoopback: boolean;
   /** Null where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there). */
   pool: UpstreamPool | null;
+  /** Upstream tools' input schemas and annotations, kept in memory between listings. */
+  definitions: DefinitionCache;
+  /** Whole listings, valid while their workspaces' catalog versions hold. */
+  catalogs: CatalogCache<ProxiedTool[]>;
 }
 
 /** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
@@ -133,6 +140,7 @@ export async function storeTools(
         checkedAt: now,
       })
       .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
+    await bumpCatalog(tx, server.workspaceId);
     return result;
   });
   return { rows: stored.sort((a, b) => a.position - b.position), refused };
@@ -140,10 +148,13 @@ export async function storeTools(
 
 /** Records a failed handshake: the server stays failed until it is edited or tested. */
 export async function markFailed(db: Database, server: ServerRow, message: string, now: Date) {
-  await db
-    .update(mcpServers)
-    .set({ status: "failed", lastError: message, checkedAt: now })
-    .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
+  await db.transaction(async (tx) => {
+    await tx
+      .update(mcpServers)
+      .set({ status: "failed", lastError: message, checkedAt: now })
+      .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
+    await bumpCatalog(tx, server.workspaceId);
+  });
 }
 
 /**

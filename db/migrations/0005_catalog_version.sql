@@ -1,0 +1,1 @@
+ALTER TABLE "workspaces" ADD COLUMN "catalog_version" integer DEFAULT 0 NOT NULL;
