@@ -120,6 +120,18 @@ export function ServerPage({ initial }: { initial: Server }) {
         <h2 id="tools-heading" className="card-title">
           Tools
         </h2>
+        {toolList?.refused && toolList.refused.length > 0 && (
+          <div className="banner banner-warning" role="note">
+            <p className="banner-message">Some tools cannot be offered:</p>
+            <ul className="banner-details">
+              {toolList.refused.map((item) => (
+                <li key={item.name}>
+                  <code>{item.name}</code>: {item.reason}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
         {tools.load.kind === "loading" ? (
           <Loading label="Loading tools…" />
         ) : tools.load.kind === "failed" ? (
@@ -142,6 +154,11 @@ export function ServerPage({ initial }: { initial: Server }) {
               modes agents see only the tools (and actions) you tick under Plan mode; the server&apos;s read-only hint
               is a suggestion.
             </p>
+            {tools.load.list.truncated && (
+              <p className="banner banner-warning" role="note">
+                The server offers more tools than Loadout serves from one server; only the first ones are listed.
+              </p>
+            )}
             <ToolTable tools={tools.load.list.tools} onEdit={tools.edit} />
           </>
         )}

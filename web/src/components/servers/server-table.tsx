@@ -22,9 +22,11 @@ function ServerRow({ server, onChange }: { server: Server; onChange: (server: Se
         <Link href={serverHref(server.slug)} className="skill-name" id={nameId}>
           {server.label}
         </Link>
-        <div className="muted server-slug">
-          <code>{server.slug}</code>
-        </div>
+        {server.slug !== server.label && (
+          <div className="muted server-slug">
+            <code>{server.slug}</code>
+          </div>
+        )}
       </th>
       <td data-label="URL" className="server-url" title={server.url}>
         <span className="server-url-text">{server.url}</span>

@@ -37,10 +37,11 @@ export function TestConnection({ server, onTested }: TestConnectionProps) {
     try {
       const result = await testServer(ws, server.slug);
       onTested(result.server);
+      const count = Array.isArray(result.tools) ? result.tools.length : result.tools.tools.length;
       setOutcome(
         result.error
           ? "The test failed; the reason is shown above."
-          : `Connected: the server lists ${result.tools.length} ${result.tools.length === 1 ? "tool" : "tools"}.`,
+          : `Connected: the server lists ${count} ${count === 1 ? "tool" : "tools"}.`,
       );
     } catch (caught) {
       if (!handleAuthError(caught)) setError(caught);

@@ -35,8 +35,16 @@ export type ToolView = ToolDefinitionView & {
   approved: ToolDefinitionView | null;
 };
 
-export type ToolList = { tools: ToolView[]; fetchedAt: string | null };
+export type ToolList = {
+  tools: ToolView[];
+  fetchedAt: string | null;
+  // The server offers more tools than are served; the rest are left out.
+  truncated?: boolean;
+  // Tools that cannot be served (two names mapping to one), and why.
+  refused?: { name: string; reason: string }[];
+};
 
 export type ToolEdit = { enabled?: boolean; planSafeActions?: string[] };
 
-export type TestResult = { server: Server; tools: unknown[]; error: string | null };
+// `tools` is the refreshed tool list (older servers answered a bare array of upstream tools).
+export type TestResult = { server: Server; tools: ToolList | unknown[]; error: string | null };
