@@ -15,6 +15,7 @@ import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
+import { createServerDeps } from "./http/server-deps";
 import { registerMcp } from "./mcp/endpoint";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
@@ -46,9 +47,10 @@ export function createApp(deps: AppDeps) {
   registerTokens(app);
   registerSkills(app);
   registerProjects(app);
-  registerServers(app, deps);
+  const serverDeps = createServerDeps(deps);
+  registerServers(app, serverDeps);
   registerMcpSettings(app);
-  registerMcp(app);
+  registerMcp(app, serverDeps);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -53,7 +53,8 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string) => new AppError("not_found", `${what} was not found.`);
+export const notFound = (what: string, hint?: string) =>
+  new AppError("not_found", `${what} was not found.${hint ? ` ${hint}` : ""}`);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetail[] };

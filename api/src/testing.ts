@@ -1,8 +1,10 @@
 import type { OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
+import { UpstreamPool } from "@loadout/workers";
 import { createApp } from "./app";
 import { createPasswordHasher, nobleScrypt } from "./auth/password";
 import { memoryLogger } from "./logger";
+import { upstreamFetch } from "./services/servers/upstreams";
 
 /** Cheap scrypt parameters for tests only: the production parameters are tested in password.test.ts. */
 export const TEST_SCRYPT = { N: 1024, r: 8, p: 1, dkLen: 32 };
@@ -16,8 +18,12 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database (PGlite, or Postgres when DATABASE_URL is set). */
-export async function createTestApp(options: { clock?: () => Date } = {}): Promise<TestApp> {
+export async function createTestApp(options: { clock?: () => Date; upstreams?: boolean } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
+  // Upstreams started by tests listen on 127.0.0.1, which the guard allows only in this mode.
+  const pool = options.upstreams
+    ? new UpstreamPool({ fetchFor: () => upstreamFetch(async () => ["127.0.0.1"], true) })
+    : undefined;
   const logger = memoryLogger();
   const secretKey = "test-secret-key-0123456789abcdefghijklmnop";
   const app = createApp({
@@ -28,8 +34,18 @@ export async function createTestApp(options: { clock?: () => Date } = {}): Promi
     secureCookies: false,
     clientAddress: (c) => c.req.header("x-test-address") ?? "127.0.0.1",
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(pool ? { upstreamPool: pool, allowLoopbackUpstreams: true } : {}),
   });
-  return { app, database, logs: logger.entries, secretKey, close: () => database.close() };
+  return {
+    app,
+    database,
+    logs: logger.entries,
+    secretKey,
+    close: async () => {
+      await pool?.close();
+      await database.close();
+    },
+  };
 }
 
 /** A signed-up user driving the app through `app.request`, with its session cookies. */

@@ -1,13 +1,17 @@
 /**
  * The upstream proxy: MCP client connections to users' remote servers. Runtime-agnostic: the
- * caller passes the fetch (SSRF-guarded) and the secrets, so the same code runs in-process on Node
- * and, later, behind a service binding on Workers.
+ * caller passes the fetch (SSRF-guarded) and the opened secrets, so the same code runs in-process
+ * on Node and, later, behind a service binding on Workers.
  */
+export type { CallToolResult } from "@modelcontextprotocol/client";
 export { type FetchGuard, guardedFetch, UpstreamRefused } from "./guarded-fetch";
+export { planAllows, WHOLE_TOOL } from "./plan";
 export {
-  connectUpstream,
+  type CallOptions,
   MAX_TOOLS_PER_SERVER,
-  type UpstreamConfig,
-  type UpstreamConnection,
+  type PoolOptions,
+  UpstreamPool,
+  type UpstreamTarget,
   type UpstreamTool,
-} from "./upstream";
+  UpstreamUnavailable,
+} from "./pool";

@@ -9,12 +9,14 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenedDatabase } from "@loadout/db";
 import { openDatabase } from "@loadout/db/open";
+import { UpstreamPool } from "@loadout/workers";
 import { createApp } from "../app";
 import { nodeScrypt } from "../auth/node-scrypt";
 import { createPasswordHasher } from "../auth/password";
 import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { batchingRecorder } from "../services/mcp/call-log";
+import { upstreamFetch as guardedUpstreamFetch } from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
@@ -66,10 +68,15 @@ export async function startNodeServer(
   const allowedHosts = loopback.includes(env.LOADOUT_HOST)
     ? [...loopback, ...(publicHost ? [publicHost] : [])]
     : undefined;
+  const allowLoopbackUpstreams = env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1";
+  const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((a) => a.address);
+  const upstreamFetch = guardedUpstreamFetch(resolveHost, allowLoopbackUpstreams);
+  const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch });
   const app = createApp({
     callRecorder,
-    allowLoopbackUpstreams: env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1",
-    resolveHost: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
+    upstreamPool,
+    allowLoopbackUpstreams,
+    resolveHost,
     ...(allowedHosts ? { allowedHosts } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
@@ -105,6 +112,7 @@ export async function startNodeServer(
       force.unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
+      await upstreamPool.close();
       await callRecorder.flush();
       if (!options.database) await database.close();
     },

@@ -1,4 +1,5 @@
 import type { Database } from "@loadout/db";
+import type { UpstreamPool } from "@loadout/workers";
 import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
 import type { Logger } from "../logger";
@@ -35,6 +36,11 @@ export interface AppDeps {
   allowLoopbackUpstreams?: boolean;
   /** Resolves an upstream host to its addresses, for the SSRF guard (Node: the system resolver). */
   resolveHost?: (host: string) => Promise<string[]>;
+  /**
+   * Connections to users' remote MCP servers (workers/), owned by the entry that closes it. Absent
+   * where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there).
+   */
+  upstreamPool?: UpstreamPool;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

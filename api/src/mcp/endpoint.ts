@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { normalizeProjectPath } from "../domain/activation";
 import { instructionsBlock } from "../domain/instructions";
 import { hasScope } from "../domain/scopes";
+import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
@@ -13,6 +14,15 @@ import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
+import {
+  callProxiedTool,
+  findProxiedTool,
+  type ProxiedTool,
+  present,
+  proxiedCatalog,
+  type SingleServer,
+} from "../services/mcp/proxied";
+import type { ServerDeps } from "../services/servers/upstreams";
 import { buildMcpServer, type ServerOptions, type ToolOutcome } from "./server";
 
 const MODES = new Set(["agent", "plan", "goal"]);
@@ -120,7 +130,7 @@ function rpcError(c: Context<AppEnv>, error: AppError): Response {
  * revision and 2025-era clients on one path with no sticky state. Loadout's own checks run first:
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
  */
-export function registerMcp(app: OpenAPIHono<AppEnv>) {
+export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
   const handler = createMcpHandler(
     ({ authInfo }) => {
       const per = authInfo?.extra?.loadout as PerRequest | undefined;
@@ -154,10 +164,26 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     });
   });
 
+  app.get("/.well-known/oauth-protected-resource/mcp/s/:ws/:slug", (c) => {
+    const origin = originOf(c);
+    return c.json({
+      resource: `${origin}/mcp/s/${c.req.param("ws")}/${c.req.param("slug")}`,
+      authorization_servers: [origin],
+      scopes_supported: ["mcp"],
+      bearer_methods_supported: ["header"],
+      resource_name: "Loadout",
+    });
+  });
+
   app.all("/mcp", (c) => serve(c, null));
   app.all("/mcp/e/:endpoint", (c) => serve(c, c.req.param("endpoint")));
+  app.all("/mcp/s/:ws/:slug", (c) => serve(c, null, { ws: c.req.param("ws"), slug: c.req.param("slug") }));
 
-  async function serve(c: Context<AppEnv>, endpointId: string | null): Promise<Response> {
+  async function serve(
+    c: Context<AppEnv>,
+    endpointId: string | null,
+    singleServer: { ws: string; slug: string } | null = null,
+  ): Promise<Response> {
     const origin = originOf(c);
     const allowedHosts = c.get("deps").allowedHosts;
     if (allowedHosts) {
@@ -185,7 +211,12 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         return rpcError(c, new AppError("forbidden", `Origin ${sentOrigin} may not use this MCP endpoint.`));
     }
 
-    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${endpointId ? `/mcp/e/${endpointId}` : "/mcp"}"`;
+    const resourcePath = endpointId
+      ? `/mcp/e/${endpointId}`
+      : singleServer
+        ? `/mcp/s/${singleServer.ws}/${singleServer.slug}`
+        : "/mcp";
+    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${resourcePath}"`;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
@@ -245,6 +276,17 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         searchFetch: endpoint.searchFetch,
       };
     }
+    let single: SingleServer | undefined;
+    if (singleServer) {
+      // Another tenant's workspace or server is reported exactly like a missing one.
+      const workspace = resolved.workspaces.find((w) => w.slug === singleServer.ws || w.id === singleServer.ws);
+      if (!workspace)
+        return rpcError(
+          c,
+          new AppError("not_found", `Server "${singleServer.ws}/${singleServer.slug}" was not found.`),
+        );
+      single = { workspaceId: workspace.id, slug: singleServer.slug };
+    }
     const mode = pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
@@ -280,7 +322,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
     // The instructions are only read by the handshake; other requests skip the catalog query.
     const method = (parsedBody as { method?: unknown } | undefined)?.method;
     const instructions =
-      method === "initialize" || method === "server/discover"
+      (method === "initialize" || method === "server/discover") && !single
         ? instructionsBlock(
             (await activeItems(ctx.db, session)).map((i) => ({
               address: i.address,
@@ -313,6 +355,16 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         : typeof method === "string" && /^(skills\/|resources\/)/.test(method)
           ? "extension"
           : "all";
+    // Upstream tools: the whole catalog for a listing, the one tool a call names (looked up, with
+    // every check made again at dispatch), nothing for the other requests.
+    const builtIn = BUILT_IN_TOOL_NAMES as readonly string[];
+    let upstreamTools: ProxiedTool[] = [];
+    if (method === "tools/list") {
+      upstreamTools = await proxiedCatalog(ctx.db, session, serverDeps, c.get("deps").logger, ctx.now, single);
+    } else if (typeof needs === "object" && (single || !builtIn.includes(needs.tool))) {
+      const found = await findProxiedTool(ctx.db, session, needs.tool, single);
+      if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
+    }
     let toolOutcome: ToolOutcome | undefined;
     const per: PerRequest = {
       ctx,
@@ -324,6 +376,12 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         needs,
         report: (outcome) => {
           toolOutcome = outcome;
+        },
+        upstream: {
+          tools: upstreamTools,
+          only: Boolean(single),
+          call: (tool, args, extra) =>
+            callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, { now: ctx.now, ...extra }),
         },
       },
     };

@@ -1,10 +1,12 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@loadout/workers";
+import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
+import type { ProxiedTool } from "../services/mcp/proxied";
 import { createSkill } from "../services/skills/create";
 import { findSkill, manifestWithContent, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
@@ -58,6 +60,40 @@ export interface ServerOptions {
   needs?: { tool: string } | "extension" | "all";
   /** Told what became of a tool call, so the activity log need not read the answer again. */
   report?: (outcome: ToolOutcome) => void;
+  /**
+   * Upstream tools to serve (the listing, or the one tool a call names), and how to call one. A
+   * single-server URL serves only these.
+   */
+  upstream?: {
+    tools: ProxiedTool[];
+    only: boolean;
+    call(
+      tool: ProxiedTool,
+      args: Record<string, unknown> | undefined,
+      extra: UpstreamCallExtra,
+    ): Promise<CallToolResult>;
+  };
+}
+
+export interface UpstreamCallExtra {
+  signal: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/**
+ * A tool input schema as the upstream gave it, in the Standard Schema shape the SDK registers:
+ * the JSON Schema is listed as is, and arguments pass through unvalidated (the upstream validates
+ * its own input; compiling every upstream schema per request would cost more than the call).
+ */
+function upstreamSchema(json: Record<string, unknown>) {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "loadout-upstream",
+      validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
 }
 
 export type ToolOutcome = "ok" | "tool_error" | "not_active";
@@ -91,6 +127,35 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     ...(instructions ? { instructions } : {}),
   });
   const registerTool = trackedRegistrar(server, options.report);
+  const upstream = options.upstream;
+  for (const tool of upstream?.tools ?? []) {
+    registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: upstreamSchema(tool.tool.inputSchema) as unknown as typeof SkillsToolInput,
+        annotations: tool.annotations,
+      },
+      async (args: unknown, extra: unknown) => {
+        const mcpReq = (extra as { mcpReq: ServerContext["mcpReq"] }).mcpReq;
+        const token = mcpReq._meta?.progressToken;
+        const result = await upstream?.call(tool, args as Record<string, unknown> | undefined, {
+          signal: mcpReq.signal,
+          ...(token !== undefined
+            ? {
+                onProgress: (progress) =>
+                  void mcpReq
+                    .notify({ method: "notifications/progress", params: { progressToken: token, ...progress } })
+                    .catch(() => {}),
+              }
+            : {}),
+        });
+        return result as ToolResult;
+      },
+    );
+  }
+  if (upstream?.only) return server;
 
   if (wants("skills"))
     registerTool(

@@ -70,3 +70,78 @@ export const ServerParams = WorkspaceParam.extend({
     .max(64)
     .openapi({ param: { name: "slug", in: "path" }, example: "github" }),
 });
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ServerToolSchema = z
+  .object({
+    name: z.string().openapi({ description: "The upstream's name for the tool." }),
+    exposedName: z
+      .string()
+      .openapi({ description: "The name clients see at /mcp: `<slug>_<tool>`, at most 48 characters." }),
+    title: z.string().nullable(),
+    description: z.string(),
+    inputSchema: JsonObject,
+    annotations: JsonObject,
+    enabled: z.boolean(),
+    planSafeActions: z
+      .array(z.string())
+      .openapi({ description: 'Actions allowed in plan and goal modes: values of the tool\'s action enum, or ["*"].' }),
+    actions: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "The values of the tool's `action` argument; null when it has none." }),
+    pin: z.enum(["approved", "new", "changed"]).openapi({
+      description: "approved: served. new or changed: withheld from clients until approved.",
+    }),
+    approved: z
+      .object({ title: z.string().nullable(), description: z.string(), inputSchema: JsonObject })
+      .nullable()
+      .openapi({ description: "The definition as last approved, to compare with the current one." }),
+  })
+  .openapi("ServerTool");
+export type ServerToolView = z.infer<typeof ServerToolSchema>;
+
+export const ServerToolsResult = z
+  .object({
+    tools: z.array(ServerToolSchema),
+    fetchedAt: NullableTimestamp,
+    truncated: z.boolean().openapi({ description: "The server offers more than 64 tools; the rest are not served." }),
+    refused: z
+      .array(z.object({ name: z.string(), reason: z.string() }))
+      .openapi({ description: "Tools that cannot be served, and why." }),
+  })
+  .openapi("ServerTools");
+export type ServerToolsView = z.infer<typeof ServerToolsResult>;
+
+export const UpdateServerToolInput = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    planSafeActions: z
+      .array(z.string().min(1).max(200))
+      .max(64)
+      .optional()
+      .openapi({
+        description: 'Exact values of the tool\'s action enum, or ["*"] for a tool without one; [] for none.',
+      }),
+  })
+  .openapi("UpdateServerToolInput");
+export type UpdateServerToolInput = z.infer<typeof UpdateServerToolInput>;
+
+export const ApproveServerToolsInput = z
+  .strictObject({
+    tools: z
+      .array(z.string().min(1).max(200))
+      .max(64)
+      .optional()
+      .openapi({ description: "The tools to approve as they are now; absent approves every new or changed tool." }),
+  })
+  .openapi("ApproveServerToolsInput");
+
+export const ServerToolParams = ServerParams.extend({
+  tool: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "tool", in: "path" }, example: "search_issues" }),
+});

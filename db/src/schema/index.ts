@@ -3,6 +3,7 @@ export * from "./audit-events";
 export * from "./instance-settings";
 export * from "./mcp-clients";
 export * from "./mcp-endpoints";
+export * from "./mcp-server-tools";
 export * from "./mcp-servers";
 export * from "./memberships";
 export * from "./projects";

@@ -30,6 +30,12 @@ export const mcpServers = pgTable(
       .default("unknown"),
     lastError: text("last_error"),
     checkedAt: timestamp("checked_at", { withTimezone: true }),
+    /** When the tool list was last fetched; null until the first use, and again after the server's identity changed. */
+    toolsFetchedAt: timestamp("tools_fetched_at", { withTimezone: true }),
+    /** The upstream offered more tools than the 64 kept. */
+    toolsTruncated: boolean("tools_truncated").notNull().default(false),
+    /** Bumped when what the server is (URL, transport, headers) changes: connections keyed by it are dropped. */
+    generation: integer("generation").notNull().default(1),
     revision: integer("revision").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -105,13 +105,21 @@ function pathWith(op: Operation, values: Record<string, string>): string {
   });
 }
 
-const own = () => ({ ws: "me", id: actor.tokenId, name: "sample-skill", slug: "sample-server", version: "1" });
+const own = () => ({
+  ws: "me",
+  id: actor.tokenId,
+  name: "sample-skill",
+  slug: "sample-server",
+  version: "1",
+  tool: "sample-tool",
+});
 const foreign = () => ({
   ws: other.teamSlug,
   id: other.tokenId,
   name: "sample-skill",
   slug: "sample-server",
   version: "1",
+  tool: "sample-tool",
 });
 const missing = {
   ws: "no-such-workspace",
@@ -119,6 +127,7 @@ const missing = {
   name: "no-such-item",
   slug: "no-such-item",
   version: "999",
+  tool: "no-such-tool",
 };
 
 /** Required query parameters, sampled from their schemas, so validation passes and auth is what is tested. */

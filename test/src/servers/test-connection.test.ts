@@ -35,7 +35,7 @@ describe("Test on a remote server", () => {
     const tested = await account.rest("/v1/workspaces/me/servers/everything/test", { method: "POST" });
     expect(tested.status).toBe(200);
     expect(tested.body.error).toBeNull();
-    const names = tested.body.tools.map((t: { name: string }) => t.name);
+    const names = tested.body.tools.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(["echo"]));
     expect(names.length).toBeGreaterThanOrEqual(10);
     expect(tested.body.server).toMatchObject({ status: "ok", lastError: null, checkedAt: expect.any(String) });

@@ -1,14 +1,16 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { createSecretBox } from "../../auth/secret-box";
 import { WorkspaceParam } from "../../schemas/common";
 import {
+  ApproveServerToolsInput,
   ImportServersInput,
   ImportServersResult,
   ServerParams,
   ServerSchema,
+  ServerToolParams,
+  ServerToolSchema,
+  ServerToolsResult,
   UpdateServerInput,
+  UpdateServerToolInput,
 } from "../../schemas/servers";
 import { RevisionQuery } from "../../schemas/skills";
 import {
@@ -20,9 +22,10 @@ import {
   updateServer,
 } from "../../services/servers/records";
 import { testServer } from "../../services/servers/test";
+import { approveServerTools, listServerTools, updateServerTool } from "../../services/servers/tools";
 import { actionContext } from "../action-context";
 import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
-import type { AppDeps, AppEnv } from "../env";
+import type { AppEnv } from "../env";
 
 const tags = ["servers"];
 const base = "/v1/workspaces/{ws}/servers";
@@ -107,22 +110,11 @@ const test = defineRoute(
     method: "post",
     path: `${base}/{slug}/test`,
     tags,
-    summary: "Connect to the server, list its tools, and record the outcome as its status",
+    summary: "Connect afresh, fetch and cache the server's tools, and record the outcome as its status",
     request: { params: ServerParams },
     responses: {
       200: jsonContent(
-        z.object({
-          server: ServerSchema,
-          tools: z.array(
-            z.object({
-              name: z.string(),
-              title: z.string().optional(),
-              description: z.string().optional(),
-              annotations: z.record(z.string(), z.unknown()).optional(),
-            }),
-          ),
-          error: z.string().nullable(),
-        }),
+        z.object({ server: ServerSchema, tools: ServerToolsResult, error: z.string().nullable() }),
         "The outcome; a failure is reported in `error` and as the server's status.",
       ),
       404: errorResponse("No such server for the caller."),
@@ -130,14 +122,54 @@ const test = defineRoute(
   },
 );
 
-export function registerServers(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
-  // The key id names the key that sealed each value, so LOADOUT_SECRET_KEY can rotate later.
-  const keyId = `k${bytesToHex(sha256(utf8ToBytes(deps.secretKey))).slice(0, 8)}`;
-  const serverDeps: ServerDeps = {
-    box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
-    allowLoopback: deps.allowLoopbackUpstreams ?? false,
-    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-  };
+const tools = defineRoute(
+  { scope: "servers:read" },
+  {
+    method: "get",
+    path: `${base}/{slug}/tools`,
+    tags,
+    summary: "The server's cached tools, with each one's settings and pin state",
+    request: { params: ServerParams },
+    responses: {
+      200: jsonContent(ServerToolsResult, "The tools as last fetched."),
+      404: errorResponse("No such server for the caller."),
+    },
+  },
+);
+
+const updateTool = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "patch",
+    path: `${base}/{slug}/tools/{tool}`,
+    tags,
+    summary: "Switch a tool on or off, or set the actions it may run in plan and goal modes",
+    request: { params: ServerToolParams, ...jsonRequest(UpdateServerToolInput) },
+    responses: {
+      200: jsonContent(ServerToolSchema, "The tool after the change."),
+      400: errorResponse("An action the tool does not have."),
+      404: errorResponse("No such server or tool for the caller."),
+    },
+  },
+);
+
+const approveTools = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "post",
+    path: `${base}/{slug}/tools/approve`,
+    tags,
+    summary: "Approve tools as they are now (pin their definitions); new and changed tools are withheld until then",
+    request: { params: ServerParams, ...jsonRequest(ApproveServerToolsInput) },
+    responses: {
+      200: jsonContent(ServerToolsResult, "The tools after approval."),
+      400: errorResponse("A tool the server does not have."),
+      404: errorResponse("No such server for the caller."),
+    },
+  },
+);
+
+export function registerServers(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
   app.openapi(list, async (c) =>
     c.json(
       { servers: await listServers({ ctx: actionContext(c), ws: c.req.valid("param").ws, deps: serverDeps }) },
@@ -170,9 +202,27 @@ export function registerServers(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
     const { ws, slug } = c.req.valid("param");
     return c.json(await testServer({ ctx: actionContext(c), ws, slug, deps: serverDeps }), 200);
   });
+  app.openapi(tools, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await listServerTools({ ctx: actionContext(c), ws, slug }), 200);
+  });
+  app.openapi(updateTool, async (c) => {
+    const { ws, slug, tool } = c.req.valid("param");
+    return c.json(await updateServerTool({ ctx: actionContext(c), ws, slug, tool, input: c.req.valid("json") }), 200);
+  });
+  app.openapi(approveTools, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await approveServerTools({ ctx: actionContext(c), ws, slug, tools: c.req.valid("json").tools }), 200);
+  });
   app.openapi(remove, async (c) => {
     const { ws, slug } = c.req.valid("param");
-    await removeServer({ ctx: actionContext(c), ws, slug, revision: c.req.valid("query").revision });
+    await removeServer({
+      ctx: actionContext(c),
+      ws,
+      slug,
+      revision: c.req.valid("query").revision,
+      deps: serverDeps,
+    });
     return c.body(null, 204);
   });
 }

@@ -10,19 +10,11 @@ import type { ServerView, UpdateServerInput } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { headerAd, type ServerDeps } from "./upstreams";
+
+export { headerAd, type ServerDeps } from "./upstreams";
 
 type Row = typeof mcpServers.$inferSelect;
-
-/** What the server-record actions need beyond the context: the box that seals header values, and the URL policy. */
-export interface ServerDeps {
-  box: SecretBox;
-  allowLoopback: boolean;
-  /** Absent where this deployment cannot resolve hosts itself yet (Workers, until the proxy lands there). */
-  resolveHost?: (host: string) => Promise<string[]>;
-}
-
-/** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
-export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
 
 export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
   const headers: Record<string, string> = {};
@@ -125,6 +117,9 @@ export async function importServers({
           scopeMode: "global",
           scopeProjects: [],
           callTimeoutMs: 60_000,
+          toolsFetchedAt: null,
+          toolsTruncated: false,
+          generation: 1,
           status: "unknown",
           lastError: null,
           checkedAt: null,
@@ -227,8 +222,10 @@ export async function updateServer({
     throw new AppError("invalid_request", "scope is not valid: give { mode, projects }.", {
       details: [{ path: "scope", message: "not valid" }],
     });
+  let generationBefore = 0;
   const row = await ctx.db.transaction(async (tx) => {
     const current = await findServer(tx, workspace.id, slug, true);
+    generationBefore = current.generation;
     if (current.revision !== input.revision) {
       throw new AppError(
         "conflict",
@@ -259,7 +256,14 @@ export async function updateServer({
         enabled: input.enabled ?? current.enabled,
         ...(normalized ? { scopeMode: normalized.mode, scopeProjects: normalized.projects } : {}),
         callTimeoutMs: input.callTimeoutMs ?? current.callTimeoutMs,
-        ...(identityChanged ? { status: "unknown" as const, lastError: null, checkedAt: null } : {}),
+        // A new identity is a new server to the proxy: its connection and cached tool list go
+        // (the user's per-tool settings and pins stay, keyed by tool name). Any edit lifts a
+        // failed status, so the next session tries again.
+        ...(identityChanged
+          ? { generation: current.generation + 1, toolsFetchedAt: null, status: "unknown" as const, lastError: null }
+          : current.status === "failed"
+            ? { status: "unknown" as const }
+            : {}),
         revision: current.revision + 1,
         updatedAt: ctx.now,
       })
@@ -277,6 +281,7 @@ export async function updateServer({
     return updated;
   });
   if (!row) throw notFound(`Server "${slug}"`);
+  if (row.generation !== generationBefore) deps.pool?.drop(row.id);
   return viewOf(row, deps.box);
 }
 
@@ -285,14 +290,16 @@ export async function removeServer({
   ws,
   slug,
   revision,
+  deps,
 }: {
   ctx: ActionContext;
   ws: string;
   slug: string;
   revision: number;
+  deps: ServerDeps;
 }): Promise<void> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
-  await ctx.db.transaction(async (tx) => {
+  const id = await ctx.db.transaction(async (tx) => {
     const current = await findServer(tx, workspace.id, slug, true);
     if (current.revision !== revision) {
       throw new AppError("conflict", `Server "${slug}" changed since you loaded it; reload it first.`, {
@@ -307,5 +314,7 @@ export async function removeServer({
       targetId: current.id,
       data: { slug },
     });
+    return current.id;
   });
+  deps.pool?.drop(id);
 }

@@ -1,0 +1,38 @@
+import { mcpServers } from "@loadout/db";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { and, eq } from "drizzle-orm";
+import { createSecretBox } from "../auth/secret-box";
+import { type ServerDeps, storeTools } from "../services/servers/upstreams";
+import type { AppDeps } from "./env";
+
+/**
+ * What the server routes and the MCP endpoint share: the box that seals header values, the URL
+ * policy, and the pool of upstream connections. An upstream's `tools/list_changed` refreshes the
+ * cached list in Postgres, where every instance reads it.
+ */
+export function createServerDeps(deps: AppDeps): ServerDeps {
+  // The key id names the key that sealed each value, so LOADOUT_SECRET_KEY can rotate later.
+  const keyId = `k${bytesToHex(sha256(utf8ToBytes(deps.secretKey))).slice(0, 8)}`;
+  const pool = deps.upstreamPool ?? null;
+  pool?.setToolsChangedHandler((target, tools) => {
+    const { db, release } = deps.database.acquire();
+    const work = (async () => {
+      const [row] = await db
+        .select()
+        .from(mcpServers)
+        .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
+      if (row) await storeTools(db, row, { tools, truncated: false }, new Date());
+    })()
+      .catch((error: unknown) =>
+        deps.logger.log("error", "upstream tools refresh failed", { server: target.id, error: String(error) }),
+      )
+      .finally(() => release());
+    void work;
+  });
+  return {
+    box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
+    allowLoopback: deps.allowLoopbackUpstreams ?? false,
+    pool,
+  };
+}

@@ -1,0 +1,251 @@
+import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
+import type { CallToolResult } from "@loadout/workers";
+import { UpstreamUnavailable } from "@loadout/workers";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { isActiveInProject } from "../../domain/activation";
+import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
+import type { Logger } from "../../logger";
+import {
+  markFailed,
+  refreshTools,
+  type ServerDeps,
+  type ServerRow,
+  type ServerToolRow,
+  safeMessage,
+  targetOf,
+} from "../servers/upstreams";
+import type { McpSession } from "./catalog";
+
+/** Active servers a session serves at most; the rest are skipped and logged, not queued. */
+export const MAX_SERVERS_PER_SESSION = 16;
+
+/** One upstream tool as this session may see it. */
+export interface ProxiedTool {
+  server: ServerRow;
+  tool: ServerToolRow;
+  /** The name the client sees: `<slug>_<tool>` at /mcp, the upstream's own on a single-server URL. */
+  name: string;
+  title: string;
+  description: string;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+/** Restricts a session to one server, whose tools keep their own names (`/mcp/s/{ws}/{slug}`). */
+export interface SingleServer {
+  workspaceId: string;
+  slug: string;
+}
+
+const active = (server: ServerRow, project: string | null) =>
+  isActiveInProject(
+    { enabled: server.enabled, scope: { mode: server.scopeMode, projects: server.scopeProjects } },
+    project,
+  );
+
+/**
+ * The annotations clients see: the upstream's where it gave them, and otherwise the cautious
+ * values the spec assumes for an unknown tool (it may write, destroy and reach the world).
+ */
+function annotationsOf(tool: ServerToolRow): ProxiedTool["annotations"] {
+  const given = tool.annotations;
+  const flag = (key: string, fallback: boolean) =>
+    typeof given[key] === "boolean" ? (given[key] as boolean) : fallback;
+  return {
+    title: tool.title ?? tool.name,
+    readOnlyHint: flag("readOnlyHint", false),
+    destructiveHint: flag("destructiveHint", true),
+    idempotentHint: flag("idempotentHint", false),
+    openWorldHint: flag("openWorldHint", true),
+  };
+}
+
+/** Why a tool may not be served to this session now, or null: the checks of the catalog and of dispatch. */
+export function withheldBecause(server: ServerRow, tool: ServerToolRow, session: McpSession): string | null {
+  if (!active(server, session.project) || !tool.enabled) return "not active for this session";
+  if (tool.approvedHash === null) return "not approved yet: review it in the Loadout console";
+  if (tool.approvedHash !== tool.hash)
+    return "its definition changed since it was approved: review the change in the Loadout console";
+  if (session.mode !== "agent" && tool.planSafeActions.length === 0) return `not allowed in ${session.mode} mode`;
+  return null;
+}
+
+export function present(server: ServerRow, tool: ServerToolRow, session: McpSession, single: boolean): ProxiedTool {
+  const description =
+    session.mode === "agent" ? tool.description : planDescription(tool.description, tool.planSafeActions);
+  const annotations = annotationsOf(tool);
+  return {
+    server,
+    tool,
+    name: single ? tool.name : tool.exposedName,
+    title: annotations.title,
+    description,
+    annotations,
+  };
+}
+
+/**
+ * The upstream tools of a session's catalog: servers enabled and in scope for its project (at
+ * most 16), each tool enabled, approved with its pin unchanged, and in plan and goal modes only
+ * those with plan-safe actions. A server never listed before is connected to now (connect on first
+ * use) and its list stored, so the next session reads Postgres alone; a failed server is skipped.
+ */
+export async function proxiedCatalog(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  logger: Logger,
+  now: Date,
+  single?: SingleServer,
+): Promise<ProxiedTool[]> {
+  const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
+  if (ids.length === 0) return [];
+  const candidates = (
+    await db
+      .select()
+      .from(mcpServers)
+      .where(
+        and(
+          inArray(mcpServers.workspaceId, ids),
+          eq(mcpServers.enabled, true),
+          ...(single ? [eq(mcpServers.slug, single.slug)] : []),
+        ),
+      )
+      .orderBy(asc(mcpServers.createdAt), asc(mcpServers.id))
+  ).filter((s) => active(s, session.project));
+  const servers = candidates.slice(0, MAX_SERVERS_PER_SESSION);
+  if (candidates.length > servers.length)
+    logger.log("warn", "servers over the per-session cap were skipped", {
+      userId: session.principal.userId,
+      skipped: candidates.slice(MAX_SERVERS_PER_SESSION).map((s) => s.id),
+    });
+  const firstUse = servers.filter((s) => s.toolsFetchedAt === null && s.status !== "failed");
+  if (firstUse.length && deps.pool) await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now)));
+  const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
+  if (serving.length === 0) return [];
+  const tools = await db
+    .select()
+    .from(mcpServerTools)
+    .where(
+      and(
+        inArray(
+          mcpServerTools.serverId,
+          serving.map((s) => s.id),
+        ),
+        inArray(mcpServerTools.workspaceId, ids),
+        eq(mcpServerTools.enabled, true),
+      ),
+    )
+    .orderBy(asc(mcpServerTools.serverId), asc(mcpServerTools.position));
+  const byId = new Map(serving.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  const result: ProxiedTool[] = [];
+  for (const server of serving) {
+    for (const tool of tools) {
+      if (tool.serverId !== server.id || withheldBecause(server, tool, session) !== null) continue;
+      const entry = present(byId.get(tool.serverId) ?? server, tool, session, Boolean(single));
+      // A name already taken (a team's server with a personal one's slug) keeps its first holder.
+      if (seen.has(entry.name)) continue;
+      seen.add(entry.name);
+      result.push(entry);
+    }
+  }
+  return result;
+}
+
+/** The tool a call names, looked up (never parsed from the name), with its server. */
+export async function findProxiedTool(
+  db: Database,
+  session: McpSession,
+  name: string,
+  single?: SingleServer,
+): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
+  const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
+  if (ids.length === 0) return null;
+  const rows = await db
+    .select({ server: mcpServers, tool: mcpServerTools })
+    .from(mcpServerTools)
+    .innerJoin(mcpServers, eq(mcpServers.id, mcpServerTools.serverId))
+    .where(
+      and(
+        inArray(mcpServerTools.workspaceId, ids),
+        single
+          ? and(eq(mcpServers.slug, single.slug), eq(mcpServerTools.name, name))
+          : eq(mcpServerTools.exposedName, name),
+      ),
+    )
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
+
+/**
+ * Dispatches a call to an upstream tool. Everything is checked again now, whatever the session
+ * listed before: the server is enabled and in scope, the tool enabled and approved with its pin
+ * unchanged, and in plan and goal modes the action is plan-safe. The pool checks the plan again.
+ */
+export async function callProxiedTool(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  found: { server: ServerRow; tool: ServerToolRow },
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: {
+    now: Date;
+    signal?: AbortSignal;
+    onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  },
+): Promise<CallToolResult> {
+  const { server, tool } = found;
+  const withheld = withheldBecause(server, tool, session);
+  if (withheld) return refusal(`Tool ${name} is ${withheld}.`);
+  if (session.mode !== "agent" && !planAllows(tool.planSafeActions, args))
+    return refusal(
+      `Tool ${name} may only run ${tool.planSafeActions.map((a) => `action "${a}"`).join(", ")} in ${session.mode} mode. Switch to agent mode to make changes.`,
+    );
+  return forward(db, session, deps, found, args, options);
+}
+
+/**
+ * The proxy layer: opens the secrets and sends the call once through the pool, which applies its
+ * own plan check. A server that cannot be reached is marked failed, so later sessions do not wait.
+ */
+export async function forward(
+  db: Database,
+  session: Pick<McpSession, "mode">,
+  deps: ServerDeps,
+  { server, tool }: { server: ServerRow; tool: ServerToolRow },
+  args: Record<string, unknown> | undefined,
+  options: {
+    now: Date;
+    signal?: AbortSignal;
+    onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  },
+): Promise<CallToolResult> {
+  if (!deps.pool) return refusal("This deployment cannot reach remote MCP servers yet.");
+  if (server.status === "failed")
+    return refusal(
+      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
+    );
+  const target = await targetOf(server, deps.box);
+  try {
+    const result = await deps.pool.callTool(target, tool.name, args, {
+      planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    return boundResult(result as Parameters<typeof boundResult>[0]) as CallToolResult;
+  } catch (error) {
+    if (!(error instanceof UpstreamUnavailable)) throw error;
+    const message = safeMessage(error, target);
+    await markFailed(db, server, message, options.now);
+    return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
+  }
+}

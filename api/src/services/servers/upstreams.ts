@@ -1,0 +1,166 @@
+import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
+import {
+  guardedFetch,
+  type UpstreamPool,
+  type UpstreamTarget,
+  type UpstreamTool,
+  UpstreamUnavailable,
+} from "@loadout/workers";
+import { and, eq, notInArray, sql } from "drizzle-orm";
+import type { SecretBox } from "../../auth/secret-box";
+import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
+import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
+
+export type ServerRow = typeof mcpServers.$inferSelect;
+export type ServerToolRow = typeof mcpServerTools.$inferSelect;
+
+/** What the server actions and the MCP endpoint need to reach upstreams. */
+export interface ServerDeps {
+  box: SecretBox;
+  allowLoopback: boolean;
+  /** Null where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there). */
+  pool: UpstreamPool | null;
+}
+
+/** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
+export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
+
+/** The SSRF-guarded fetch for upstreams: https only, public addresses only, each redirect checked. */
+export function upstreamFetch(resolveHost: (host: string) => Promise<string[]>, allowLoopback: boolean) {
+  const options = { allowLoopback };
+  return guardedFetch({
+    urlProblem: (url) => upstreamUrlProblem(url, options),
+    addressProblem: (ip) => upstreamAddressProblem(ip, options),
+    resolve: resolveHost,
+  });
+}
+
+export async function targetOf(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
+  const headers: Record<string, string> = {};
+  for (const [name, sealed] of Object.entries(row.headers))
+    headers[name] = await box.open(sealed, headerAd(row.id, name));
+  return {
+    id: row.id,
+    generation: row.generation,
+    name: row.slug,
+    url: row.url,
+    transport: row.transport,
+    headers,
+    callTimeoutMs: row.callTimeoutMs,
+  };
+}
+
+/** An error message fit to store and show: at most 500 characters, with no header value in it. */
+export function safeMessage(error: unknown, target: UpstreamTarget): string {
+  let message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+  for (const value of Object.values(target.headers))
+    if (value.length >= 8) message = message.split(value).join("[secret]");
+  return message;
+}
+
+export interface StoredTools {
+  rows: ServerToolRow[];
+  refused: { name: string; reason: string }[];
+}
+
+/**
+ * Stores a server's tool list as the upstream gave it now: definitions and hashes are replaced,
+ * the user's settings (enabled, plan-safe actions, the approved pin) are kept, tools the upstream
+ * no longer offers are removed. The server's status becomes ok.
+ */
+export async function storeTools(
+  db: Database,
+  server: ServerRow,
+  listing: { tools: UpstreamTool[]; truncated: boolean },
+  now: Date,
+): Promise<StoredTools> {
+  const { named, refused } = nameTools(server.slug, listing.tools);
+  const rows = named.map(({ tool, exposedName }, position) => ({
+    serverId: server.id,
+    workspaceId: server.workspaceId,
+    name: tool.name,
+    exposedName,
+    position,
+    title: tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : null),
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema ?? { type: "object" },
+    annotations: tool.annotations ?? {},
+    hash: toolDefinitionHash({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }),
+    updatedAt: now,
+  }));
+  const stored = await db.transaction(async (tx) => {
+    const names = rows.map((r) => r.name);
+    await tx
+      .delete(mcpServerTools)
+      .where(
+        names.length
+          ? and(eq(mcpServerTools.serverId, server.id), notInArray(mcpServerTools.name, names))
+          : eq(mcpServerTools.serverId, server.id),
+      );
+    const result = rows.length
+      ? await tx
+          .insert(mcpServerTools)
+          .values(rows)
+          .onConflictDoUpdate({
+            target: [mcpServerTools.serverId, mcpServerTools.name],
+            set: {
+              exposedName: sql`excluded.exposed_name`,
+              position: sql`excluded.position`,
+              title: sql`excluded.title`,
+              description: sql`excluded.description`,
+              inputSchema: sql`excluded.input_schema`,
+              annotations: sql`excluded.annotations`,
+              hash: sql`excluded.hash`,
+              updatedAt: sql`excluded.updated_at`,
+            },
+          })
+          .returning()
+      : [];
+    await tx
+      .update(mcpServers)
+      .set({
+        toolsFetchedAt: now,
+        toolsTruncated: listing.truncated,
+        status: "ok",
+        lastError: null,
+        checkedAt: now,
+      })
+      .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
+    return result;
+  });
+  return { rows: stored.sort((a, b) => a.position - b.position), refused };
+}
+
+/** Records a failed handshake: the server stays failed until it is edited or tested. */
+export async function markFailed(db: Database, server: ServerRow, message: string, now: Date) {
+  await db
+    .update(mcpServers)
+    .set({ status: "failed", lastError: message, checkedAt: now })
+    .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
+}
+
+/**
+ * Fetches a server's tools from the upstream and stores them. A failure marks the server failed
+ * and is returned as the error (never thrown), with header values scrubbed from it.
+ */
+export async function refreshTools(
+  db: Database,
+  server: ServerRow,
+  deps: ServerDeps,
+  now: Date,
+  options: { fresh?: boolean } = {},
+): Promise<{ stored: StoredTools | null; error: string | null }> {
+  const pool = deps.pool;
+  if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
+  const target = await targetOf(server, deps.box);
+  if (options.fresh) pool.drop(server.id);
+  try {
+    const listing = await pool.listTools(target);
+    return { stored: await storeTools(db, server, listing, now), error: null };
+  } catch (error) {
+    if (!(error instanceof UpstreamUnavailable)) throw error;
+    const message = safeMessage(error, target);
+    await markFailed(db, server, message, now);
+    return { stored: null, error: message };
+  }
+}

@@ -1,0 +1,306 @@
+import {
+  type CallToolResult,
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { planAllows } from "./plan";
+
+/** Tools per server beyond which the rest are not offered (DESIGN.md, "Remote MCP servers"). */
+export const MAX_TOOLS_PER_SERVER = 64;
+
+export interface UpstreamTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** One remote server as the pool needs it. Its key is the id and generation together. */
+export interface UpstreamTarget {
+  id: string;
+  /** Bumped when the URL, transport or headers change: a connection of an older generation is dropped. */
+  generation: number;
+  /** For messages: the server's slug. */
+  name: string;
+  url: string;
+  transport: "streamable-http" | "sse";
+  /** Opened header values (the caller unseals them). */
+  headers: Record<string, string>;
+  callTimeoutMs: number;
+}
+
+export interface PoolOptions {
+  /** The fetch that reaches a target: the SSRF-guarded one in production. */
+  fetchFor(target: UpstreamTarget): typeof fetch;
+  connectTimeoutMs?: number;
+  /** Connections unused this long are closed. */
+  idleMs?: number;
+  /** At most this many open connections; the least recently used goes first. */
+  maxConnections?: number;
+  /** The upstream said its tools changed; here is its new list. */
+  onToolsChanged?(target: UpstreamTarget, tools: UpstreamTool[]): void;
+}
+
+export interface CallOptions {
+  /** Aborts the call and tells the upstream (notifications/cancelled). */
+  signal?: AbortSignal;
+  /** Progress from the upstream, when the caller can pass it on. */
+  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+  /**
+   * In plan and goal modes, the tool's plan-safe actions: the pool refuses any other call on its
+   * own, whatever the layers before it decided. Null in agent mode.
+   */
+  planSafeActions: readonly string[] | null;
+}
+
+/** The upstream could not be reached or refused the handshake: no call was sent. */
+export class UpstreamUnavailable extends Error {
+  override readonly name = "UpstreamUnavailable";
+}
+
+interface Connection {
+  client: Client;
+  era: string;
+  lastUsed: number;
+}
+
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+
+const withTimeout = async <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+      }),
+    ]);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+};
+
+/**
+ * Connections to users' upstream MCP servers, reused across calls so that a warm call costs one
+ * upstream round trip. Runtime-agnostic: the caller passes the fetch and the opened secrets.
+ *
+ * A call is sent once. A timeout, an interrupted connection or an unreadable answer becomes an
+ * error result telling the agent to verify the outcome before retrying; nothing is retried here.
+ */
+export class UpstreamPool {
+  private readonly connections = new Map<string, Promise<Connection>>();
+  private readonly options: Required<Omit<PoolOptions, "onToolsChanged">> & Pick<PoolOptions, "onToolsChanged">;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: PoolOptions) {
+    this.options = { connectTimeoutMs: 10_000, idleMs: 5 * 60_000, maxConnections: 256, ...options };
+  }
+
+  private key(target: UpstreamTarget) {
+    return `${target.id}#${target.generation}`;
+  }
+
+  /** Opens (or reuses) the connection to a target. Throws UpstreamUnavailable when it cannot. */
+  private connection(target: UpstreamTarget): Promise<Connection> {
+    const key = this.key(target);
+    const existing = this.connections.get(key);
+    if (existing) return existing;
+    // An older generation of this server is what it used to be: its connection goes.
+    for (const other of [...this.connections.keys()]) if (other.startsWith(`${target.id}#`)) this.dropKey(other);
+    const opening = this.open(target).catch((error: unknown) => {
+      this.connections.delete(key);
+      throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(messageOf(error));
+    });
+    this.connections.set(key, opening);
+    this.evict();
+    this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.idleMs, 60_000));
+    (this.sweeper as { unref?: () => void }).unref?.();
+    return opening;
+  }
+
+  private async open(target: UpstreamTarget): Promise<Connection> {
+    const url = new URL(target.url);
+    const fetch = this.options.fetchFor(target);
+    const requestInit = { headers: target.headers };
+    const makeClient = () =>
+      new Client(
+        { name: "loadout", version: "0.1.0" },
+        {
+          versionNegotiation: { mode: "auto" },
+          listChanged: {
+            tools: {
+              onChanged: (error, tools) => {
+                if (!error && tools) this.options.onToolsChanged?.(target, capped(tools as UpstreamTool[]).tools);
+              },
+            },
+          },
+        },
+      );
+    const timeout = this.options.connectTimeoutMs;
+    if (target.transport === "sse") {
+      const client = makeClient();
+      await withTimeout(client.connect(new SSEClientTransport(url, { requestInit, fetch })), timeout, "connecting");
+      return { client, era: "legacy-sse", lastUsed: Date.now() };
+    }
+    const client = makeClient();
+    try {
+      await withTimeout(
+        client.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch })),
+        timeout,
+        "connecting",
+      );
+      return { client, era: client.getProtocolEra?.() ?? "legacy", lastUsed: Date.now() };
+    } catch (error) {
+      await client.close().catch(() => {});
+      // A server that answers POST with 400/404/405 may be one of the legacy HTTP+SSE servers.
+      if (!(error instanceof SdkHttpError) || ![400, 404, 405].includes(error.status)) throw error;
+      const legacy = makeClient();
+      try {
+        await withTimeout(legacy.connect(new SSEClientTransport(url, { requestInit, fetch })), timeout, "connecting");
+      } catch {
+        throw error;
+      }
+      return { client: legacy, era: "legacy-sse", lastUsed: Date.now() };
+    }
+  }
+
+  private dropKey(key: string) {
+    const connection = this.connections.get(key);
+    this.connections.delete(key);
+    connection?.then((c) => c.client.close()).catch(() => {});
+  }
+
+  /** Closes a server's connections (it was removed or changed what it is). */
+  drop(serverId: string) {
+    for (const key of [...this.connections.keys()]) if (key.startsWith(`${serverId}#`)) this.dropKey(key);
+  }
+
+  private evict() {
+    while (this.connections.size > this.options.maxConnections) {
+      const oldest = this.connections.keys().next().value;
+      if (oldest === undefined) break;
+      this.dropKey(oldest);
+    }
+  }
+
+  private sweep() {
+    const now = Date.now();
+    for (const [key, opening] of this.connections)
+      opening
+        .then((c) => {
+          if (now - c.lastUsed > this.options.idleMs && this.connections.get(key) === opening) this.dropKey(key);
+        })
+        .catch(() => {});
+  }
+
+  /** Marks a connection used, moving it to the back of the eviction order. */
+  private touch(target: UpstreamTarget, connection: Connection) {
+    connection.lastUsed = Date.now();
+    const key = this.key(target);
+    const opening = this.connections.get(key);
+    if (opening) {
+      this.connections.delete(key);
+      this.connections.set(key, opening);
+    }
+  }
+
+  /** Who hears that an upstream's tools changed (set once by the app that stores them). */
+  setToolsChangedHandler(handler: NonNullable<PoolOptions["onToolsChanged"]>) {
+    this.options.onToolsChanged = handler;
+  }
+
+  get size() {
+    return this.connections.size;
+  }
+
+  /** Lists a server's tools (at most 64). Throws UpstreamUnavailable when it cannot be reached. */
+  async listTools(target: UpstreamTarget): Promise<{ tools: UpstreamTool[]; truncated: boolean; era: string }> {
+    const connection = await this.connection(target);
+    this.touch(target, connection);
+    const all: UpstreamTool[] = [];
+    try {
+      let cursor: string | undefined;
+      do {
+        const page = await connection.client.listTools(cursor ? { cursor } : {}, {
+          timeout: this.options.connectTimeoutMs,
+        });
+        all.push(...(page.tools as UpstreamTool[]));
+        cursor = page.nextCursor;
+      } while (cursor && all.length <= MAX_TOOLS_PER_SERVER);
+    } catch (error) {
+      this.drop(target.id);
+      throw new UpstreamUnavailable(`listing tools failed: ${messageOf(error)}`);
+    }
+    return { ...capped(all), era: connection.era };
+  }
+
+  /**
+   * Calls a tool once. Answers an error result (never throws) for everything the agent should
+   * hear about; throws UpstreamUnavailable only when no call was sent because the server could not
+   * be reached, so the caller can record that.
+   */
+  async callTool(
+    target: UpstreamTarget,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    // The proxy's own plan check: the third layer, independent of the catalog and dispatch.
+    if (options.planSafeActions !== null && !planAllows(options.planSafeActions, args)) {
+      return errorResult(
+        `Loadout refused this call: in plan mode ${target.name} may only run ${
+          options.planSafeActions.length ? `action ${options.planSafeActions.join(", ")}` : "nothing"
+        }. Switch to agent mode to make changes.`,
+      );
+    }
+    const connection = await this.connection(target);
+    this.touch(target, connection);
+    const seconds = Math.round(target.callTimeoutMs / 1000);
+    const unsure = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
+    try {
+      const result = await connection.client.callTool(
+        { name: tool, ...(args ? { arguments: args } : {}) },
+        {
+          timeout: target.callTimeoutMs,
+          maxTotalTimeout: target.callTimeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+        },
+      );
+      return result as CallToolResult;
+    } catch (error) {
+      if (error instanceof ProtocolError) {
+        // The server answered: a JSON-RPC error is its definite answer, and the connection is fine.
+        return errorResult(`${target.name} answered with an error (${error.code}): ${messageOf(error)}`);
+      }
+      this.drop(target.id);
+      if (options.signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${unsure}`);
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+        return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${unsure}`);
+      if (
+        (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) ||
+        (error instanceof Error && (error.name === "SyntaxError" || error.name === "ZodError"))
+      )
+        return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${unsure}`);
+      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${unsure}`);
+    }
+  }
+
+  async close() {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    for (const key of [...this.connections.keys()]) this.dropKey(key);
+  }
+}
+
+function capped(tools: UpstreamTool[]): { tools: UpstreamTool[]; truncated: boolean } {
+  return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), truncated: tools.length > MAX_TOOLS_PER_SERVER };
+}
