@@ -8,9 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, signUpInBrowser } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
+import {
+  type MisbehavingUpstream,
+  type StatelessUpstream,
+  shiftyDescription,
+  startMisbehavingUpstream,
+  startStatelessUpstream,
+} from "../helpers/upstreams";
 
 let server: TestServer;
 let upstream: Upstream;
+let stateless: StatelessUpstream;
+let misbehaving: MisbehavingUpstream;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -19,6 +28,14 @@ const pageErrors: string[] = [];
 const SECRET = "sk-test-0123456789abcdefghijklmnop";
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a placeholder as clients write it in their configs, not a template.
 const PLACEHOLDER = "${env:EVERYTHING_TOKEN}";
+
+type ToolView = {
+  name: string;
+  enabled: boolean;
+  planSafeActions: string[];
+  pin: "approved" | "new" | "changed";
+  description: string;
+};
 
 type ServerView = {
   slug: string;
@@ -45,8 +62,39 @@ async function stored(slug: string): Promise<ServerView> {
 const nav = (name: string) =>
   page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true });
 
+async function tools(slug: string): Promise<ToolView[]> {
+  const response = await rest(`/servers/${slug}/tools`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { tools: ToolView[] }).tools;
+}
+
+async function pasteAndOpen(block: Record<string, { url: string }>, slug: string): Promise<void> {
+  await nav("Servers").click();
+  await page.waitForURL(`${server.url}/servers/`);
+  await page.getByRole("button", { name: "Paste servers" }).click();
+  const dialog = page.getByRole("dialog", { name: "Paste servers" });
+  await dialog.getByLabel("mcpServers block").fill(JSON.stringify({ mcpServers: block }));
+  await dialog.getByRole("button", { name: "Import" }).click();
+  await dialog.getByTestId("import-result").waitFor();
+  await dialog.getByRole("link", { name: slug }).click();
+  await page.waitForURL(`${server.url}/servers/edit/?slug=${slug}`);
+}
+
+async function testConnection(): Promise<void> {
+  const connection = page.getByRole("region", { name: "Connection" });
+  await connection.getByRole("button", { name: "Test" }).click();
+  await connection
+    .getByRole("status")
+    .filter({ hasText: /Connected: the server lists \d+ tools?/ })
+    .waitFor();
+}
+
 beforeAll(async () => {
-  upstream = await startEverything();
+  [upstream, stateless, misbehaving] = await Promise.all([
+    startEverything(),
+    startStatelessUpstream(),
+    startMisbehavingUpstream(),
+  ]);
   server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" });
   browser = await launchChromium();
   context = await browser.newContext();
@@ -56,7 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  await upstream?.stop();
+  await Promise.all([upstream?.stop(), stateless?.stop(), misbehaving?.stop()]);
 });
 
 describe("servers in the console", () => {
@@ -193,6 +241,76 @@ describe("servers in the console", () => {
     await notice.getByRole("button", { name: "Reload" }).click();
     await page.getByRole("heading", { name: "Everything (theirs)", level: 1 }).waitFor();
     expect(await settings.getByLabel("Label").inputValue()).toBe("Everything (theirs)");
+  });
+
+  it("lists a server's tools after Test, approves them, and sets enable and plan-safe actions per tool", async () => {
+    await pasteAndOpen({ tracker: { url: stateless.url } }, "tracker");
+    await page.getByRole("region", { name: "Tools" }).getByText("press Test").waitFor();
+    await testConnection();
+
+    // Every tool is new: withheld until approved.
+    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
+    await review.waitFor();
+    expect(await review.getByTestId("pin-change").count()).toBe((await tools("tracker")).length);
+    await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.waitFor({ state: "detached" });
+    expect((await tools("tracker")).every((tool) => tool.pin === "approved")).toBe(true);
+
+    // Plan mode: exact actions for a tool with an action enum, the whole tool for one without.
+    const table = page.getByRole("region", { name: "Tools" });
+    const issuesRow = table.locator('[data-testid="tool-row"][data-tool="issues"]');
+    await issuesRow.getByRole("checkbox", { name: "list" }).check();
+    await expect
+      .poll(async () => (await tools("tracker")).find((t) => t.name === "issues")?.planSafeActions)
+      .toEqual(["list"]);
+    await issuesRow.getByRole("checkbox", { name: "get" }).check();
+    await expect
+      .poll(async () => (await tools("tracker")).find((t) => t.name === "issues")?.planSafeActions)
+      .toEqual(["list", "get"]);
+    const echoRow = table.locator('[data-testid="tool-row"][data-tool="echo"]');
+    await echoRow.getByRole("checkbox", { name: "Whole tool echo in plan mode" }).check();
+    await expect
+      .poll(async () => (await tools("tracker")).find((t) => t.name === "echo")?.planSafeActions)
+      .toEqual(["*"]);
+    await echoRow.getByRole("checkbox", { name: "Enable echo" }).uncheck();
+    await expect.poll(async () => (await tools("tracker")).find((t) => t.name === "echo")?.enabled).toBe(false);
+    // What the page shows after a reload is what was stored.
+    await page.reload();
+    await issuesRow.waitFor();
+    expect(await issuesRow.getByRole("checkbox", { name: "get" }).isChecked()).toBe(true);
+    expect(await issuesRow.getByRole("checkbox", { name: "create" }).isChecked()).toBe(false);
+    expect(await echoRow.getByRole("checkbox", { name: "Enable echo" }).isChecked()).toBe(false);
+  });
+
+  it("shows what changed in a tool's definition and approves the change", async () => {
+    misbehaving.setShiftyVersion(1);
+    await pasteAndOpen({ moody: { url: misbehaving.url } }, "moody");
+    await testConnection();
+    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
+    await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.waitFor({ state: "detached" });
+
+    // The upstream changes shifty's description; Test fetches the list again and the change is withheld.
+    misbehaving.setShiftyVersion(2);
+    await testConnection();
+    await review.waitFor();
+    const change = review.getByTestId("pin-change");
+    expect(await change.count()).toBe(1);
+    expect(await change.getAttribute("data-tool")).toBe("shifty");
+    await change.getByText("changed since you approved it").waitFor();
+    const diff = change.getByRole("list", { name: "shifty: description, approved and now" });
+    expect(await diff.locator(".diff-removed").textContent()).toContain(shiftyDescription(1));
+    expect(await diff.locator(".diff-added").textContent()).toContain(shiftyDescription(2));
+    await change.getByText("Unchanged.").waitFor();
+    expect((await tools("moody")).find((tool) => tool.name === "shifty")?.pin).toBe("changed");
+
+    const row = page.getByRole("region", { name: "Tools" }).locator('[data-testid="tool-row"][data-tool="shifty"]');
+    expect(await row.getByText("changed: review").count()).toBe(1);
+    await change.getByRole("button", { name: "Approve shifty" }).click();
+    await review.waitFor({ state: "detached" });
+    const shifty = (await tools("moody")).find((tool) => tool.name === "shifty");
+    expect(shifty).toMatchObject({ pin: "approved", description: shiftyDescription(2) });
+    await row.getByText("approved").waitFor();
   });
 
   it("raised no page errors", () => {

@@ -94,9 +94,9 @@ export function ServerPage({ initial }: { initial: Server }) {
         </h2>
         <TestConnection
           server={server}
-          onTested={(next) => {
-            setServer(next);
-            void tools.reload();
+          onTested={(result) => {
+            setServer(result.server);
+            tools.replace(result.tools);
           }}
         />
       </section>

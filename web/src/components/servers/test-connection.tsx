@@ -4,13 +4,13 @@ import { useEffect, useState } from "react";
 import { ErrorBanner } from "@/components/error-banner";
 import { useSession } from "@/components/session-provider";
 import { testServer } from "@/lib/servers/client";
-import type { Server } from "@/lib/servers/types";
+import type { Server, TestResult } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 import { StatusLight } from "./status-light";
 
 type TestConnectionProps = {
   server: Server;
-  onTested: (server: Server) => void;
+  onTested: (result: TestResult) => void;
 };
 
 // Test: connect, list the tools, show the light. While it runs the light says so and the seconds count.
@@ -36,8 +36,8 @@ export function TestConnection({ server, onTested }: TestConnectionProps) {
     setOutcome(null);
     try {
       const result = await testServer(ws, server.slug);
-      onTested(result.server);
-      const count = Array.isArray(result.tools) ? result.tools.length : result.tools.tools.length;
+      onTested(result);
+      const count = result.tools.tools.length;
       setOutcome(
         result.error
           ? "The test failed; the reason is shown above."

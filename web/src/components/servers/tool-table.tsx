@@ -1,12 +1,10 @@
 "use client";
 
+import { WHOLE_TOOL } from "@loadout/api/domain/servers/tools";
 import { useId, useState } from "react";
 import { DataTable } from "@/components/data-table";
 import { ErrorBanner } from "@/components/error-banner";
 import type { ToolEdit, ToolView } from "@/lib/servers/types";
-
-// `["*"]`: the whole tool is safe in plan mode (for a tool without an `action` argument).
-export const WHOLE_TOOL = "*";
 
 type ToolTableProps = {
   tools: ToolView[];
@@ -86,20 +84,22 @@ function PlanSafe({
   );
 }
 
-function ToolRow({ tool, onEdit }: { tool: ToolView; onEdit: ToolTableProps["onEdit"] }) {
+function ToolRow({ tool: stored, onEdit }: { tool: ToolView; onEdit: ToolTableProps["onEdit"] }) {
   const nameId = useId();
-  const [pending, setPending] = useState(false);
+  // The change being saved, shown at once; the row falls back to the stored tool if it is refused.
+  const [pending, setPending] = useState<ToolEdit | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const tool = pending ? { ...stored, ...pending } : stored;
 
   const edit = async (change: ToolEdit) => {
-    setPending(true);
+    setPending(change);
     setError(null);
     try {
-      await onEdit(tool, change);
+      await onEdit(stored, change);
     } catch (caught) {
       setError(caught);
     } finally {
-      setPending(false);
+      setPending(null);
     }
   };
 
@@ -126,7 +126,7 @@ function ToolRow({ tool, onEdit }: { tool: ToolView; onEdit: ToolTableProps["onE
             type="checkbox"
             className="checkbox"
             checked={tool.enabled}
-            disabled={pending}
+            disabled={pending !== null}
             onChange={(event) => void edit({ enabled: event.target.checked })}
           />
           <span className="visually-hidden">Enable {tool.name}</span>
@@ -134,7 +134,7 @@ function ToolRow({ tool, onEdit }: { tool: ToolView; onEdit: ToolTableProps["onE
         </label>
       </td>
       <td data-label="Plan mode">
-        <PlanSafe tool={tool} disabled={pending} onChange={(list) => void edit({ planSafeActions: list })} />
+        <PlanSafe tool={tool} disabled={pending !== null} onChange={(list) => void edit({ planSafeActions: list })} />
         <ErrorBanner error={error} />
       </td>
     </tr>

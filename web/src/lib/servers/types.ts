@@ -1,6 +1,11 @@
-// Shapes of the servers REST API, as the console reads them. The server record and the edit input
-// are the API's own zod types; the tool view mirrors the tools routes.
-import type { ServerView, UpdateServerInput } from "@loadout/api/schemas/servers";
+// Shapes of the servers REST API, as the console reads them: the API's own zod types.
+import type {
+  ServerToolsView,
+  ServerToolView,
+  ServerView,
+  UpdateServerInput,
+  UpdateServerToolInput,
+} from "@loadout/api/schemas/servers";
 
 export type Server = ServerView;
 export type ServerEdit = UpdateServerInput;
@@ -14,37 +19,9 @@ export type ImportedServer = Server & { placeholders: Placeholder[] };
 export type SkippedServer = { name: string; reason: string };
 export type ImportResult = { imported: ImportedServer[]; skipped: SkippedServer[] };
 
-export type PinState = "approved" | "new" | "changed";
+export type ToolView = ServerToolView;
+export type ToolDefinitionView = NonNullable<ToolView["approved"]>;
+export type ToolList = ServerToolsView;
+export type ToolEdit = UpdateServerToolInput;
 
-export type ToolDefinitionView = {
-  title: string | null;
-  description: string;
-  inputSchema: Record<string, unknown>;
-};
-
-export type ToolView = ToolDefinitionView & {
-  name: string;
-  exposedName: string;
-  annotations: Record<string, unknown>;
-  enabled: boolean;
-  planSafeActions: string[];
-  // The values of the tool's `action` enum; null when it has none (then plan-safe is all or nothing).
-  actions: string[] | null;
-  pin: PinState;
-  // The definition the user approved last, to compare with; null for a tool never approved.
-  approved: ToolDefinitionView | null;
-};
-
-export type ToolList = {
-  tools: ToolView[];
-  fetchedAt: string | null;
-  // The server offers more tools than are served; the rest are left out.
-  truncated?: boolean;
-  // Tools that cannot be served (two names mapping to one), and why.
-  refused?: { name: string; reason: string }[];
-};
-
-export type ToolEdit = { enabled?: boolean; planSafeActions?: string[] };
-
-// `tools` is the refreshed tool list (older servers answered a bare array of upstream tools).
-export type TestResult = { server: Server; tools: ToolList | unknown[]; error: string | null };
+export type TestResult = { server: Server; tools: ToolList; error: string | null };
