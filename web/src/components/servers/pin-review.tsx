@@ -60,18 +60,32 @@ function ToolChange({ tool, busy, onApprove }: { tool: ToolView; busy: boolean; 
           ? "Agents do not see this tool until you approve it. Read what it says it does and what it takes."
           : "Agents no longer see this tool: its definition changed. Approve the new definition to offer it again."}
       </p>
-      <DefinitionDiff
-        heading="Description"
-        before={descriptionText(tool.approved)}
-        after={descriptionText(tool)}
-        label={`${tool.name}: description, approved and now`}
-      />
-      <DefinitionDiff
-        heading="Input schema"
-        before={schemaText(tool.approved)}
-        after={schemaText(tool)}
-        label={`${tool.name}: input schema, approved and now`}
-      />
+      {isNew ? (
+        <>
+          <h4 className="diff-heading">Description</h4>
+          {tool.title && <p className="tool-title">{tool.title}</p>}
+          <p className="pin-description">{tool.description || <span className="muted">No description</span>}</p>
+          <details className="pin-schema">
+            <summary>Input schema</summary>
+            <pre className="pin-schema-code">{schemaText(tool)}</pre>
+          </details>
+        </>
+      ) : (
+        <>
+          <DefinitionDiff
+            heading="Description"
+            before={descriptionText(tool.approved)}
+            after={descriptionText(tool)}
+            label={`${tool.name}: description, approved and now`}
+          />
+          <DefinitionDiff
+            heading="Input schema"
+            before={schemaText(tool.approved)}
+            after={schemaText(tool)}
+            label={`${tool.name}: input schema, approved and now`}
+          />
+        </>
+      )}
     </article>
   );
 }

@@ -20,11 +20,16 @@ export function prettyJson(value: unknown): string {
   return `${JSON.stringify(sorted(value ?? {}), null, 2)}\n`;
 }
 
-// Descriptions are prose: one line per sentence-ish line, so a changed sentence stands out.
+// Descriptions are prose, often one long line: compared a sentence per line, so a changed sentence
+// stands out instead of the whole paragraph.
 export function descriptionText(definition: ToolDefinitionView | null): string {
   if (!definition) return "";
-  const title = definition.title ? `Title: ${definition.title}\n` : "";
-  return `${title}${definition.description}${definition.description.endsWith("\n") ? "" : "\n"}`;
+  const sentences = definition.description
+    .split("\n")
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=\S)/))
+    .map((line) => line.trimEnd());
+  const title = definition.title ? [`Title: ${definition.title}`] : [];
+  return `${[...title, ...sentences].join("\n")}\n`;
 }
 
 export function schemaText(definition: ToolDefinitionView | null): string {
