@@ -279,7 +279,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     let single: SingleServer | undefined;
     if (singleServer) {
       // Another tenant's workspace or server is reported exactly like a missing one.
-      const workspace = resolved.workspaces.find((w) => w.slug === singleServer.ws || w.id === singleServer.ws);
+      const workspace = resolved.workspaces.find((w) =>
+        singleServer.ws === "me" ? w.kind === "personal" : w.slug === singleServer.ws || w.id === singleServer.ws,
+      );
       if (!workspace)
         return rpcError(
           c,

@@ -117,13 +117,9 @@ export type ServerToolsView = z.infer<typeof ServerToolsResult>;
 export const UpdateServerToolInput = z
   .strictObject({
     enabled: z.boolean().optional(),
-    planSafeActions: z
-      .array(z.string().min(1).max(200))
-      .max(64)
-      .optional()
-      .openapi({
-        description: 'Exact values of the tool\'s action enum, or ["*"] for a tool without one; [] for none.',
-      }),
+    planSafeActions: z.array(z.string().min(1).max(200)).max(64).optional().openapi({
+      description: 'Exact values of the tool\'s action enum, or ["*"] for a tool without one; [] for none.',
+    }),
   })
   .openapi("UpdateServerToolInput");
 export type UpdateServerToolInput = z.infer<typeof UpdateServerToolInput>;

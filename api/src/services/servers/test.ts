@@ -1,3 +1,4 @@
+import { AppError } from "../../errors";
 import type { ServerToolsView, ServerView } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
@@ -30,6 +31,11 @@ export async function testServer({
 }): Promise<TestResult> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   const row = await findServer(ctx.db, workspace.id, slug);
+  if (!deps.pool)
+    throw new AppError(
+      "unavailable",
+      "Testing servers needs the upstream proxy, which this deployment does not run yet.",
+    );
   const { stored, error } = await refreshTools(ctx.db, row, deps, ctx.now, { fresh: true });
   await recordEvent(ctx.db, ctx, {
     workspaceId: workspace.id,

@@ -1,0 +1,355 @@
+/**
+ * The proxy end to end: real upstream MCP servers started here on loopback (server-everything,
+ * sessionful 2025; a stateless 2026-07-28 server built with the SDK v2; a misbehaving one), the
+ * real Node entry, and the official SDK clients at /mcp.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { startEverything, type Upstream } from "../helpers/upstream";
+import {
+  type MisbehavingUpstream,
+  type StatelessUpstream,
+  shiftyDescription,
+  startMisbehavingUpstream,
+  startStatelessUpstream,
+  TINY_PNG_BASE64,
+} from "../helpers/upstreams";
+
+let server: TestServer;
+let account: Account;
+let token: string;
+let everything: Upstream;
+let stateless: StatelessUpstream;
+let misbehaving: MisbehavingUpstream;
+
+type Era = "modern" | "legacy";
+async function connect(options: { path?: string; mode?: string; project?: string; era?: Era } = {}) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (options.mode) headers["x-loadout-mode"] = options.mode;
+  if (options.project) headers["x-loadout-project"] = options.project;
+  const client = new Client(
+    { name: "proxy-test", version: "1.0.0" },
+    options.era === "legacy" ? {} : { versionNegotiation: { mode: "auto" } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}${options.path ?? "/mcp"}`), { requestInit: { headers } }),
+  );
+  return client;
+}
+
+const names = async (client: Client) =>
+  (await client.listTools({}, { cacheMode: "refresh" } as never)).tools.map((t) => t.name).sort();
+
+const textOf = (result: { content?: unknown }) =>
+  ((result.content ?? []) as { type: string; text?: string }[])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+
+async function importServer(name: string, url: string, extra: Record<string, unknown> = {}) {
+  const imported = await account.rest("/v1/workspaces/me/servers/import", {
+    method: "POST",
+    body: { text: JSON.stringify({ mcpServers: { [name]: { url, ...extra } } }) },
+  });
+  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+  expect(imported.body.imported).toHaveLength(1);
+}
+
+const approveAll = async (slug: string) => {
+  const approved = await account.rest(`/v1/workspaces/me/servers/${slug}/tools/approve`, { method: "POST", body: {} });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  return approved.body;
+};
+
+async function patchServer(slug: string, change: Record<string, unknown>) {
+  const current = await account.rest(`/v1/workspaces/me/servers/${slug}`);
+  const patched = await account.rest(`/v1/workspaces/me/servers/${slug}`, {
+    method: "PATCH",
+    body: { revision: current.body.revision, ...change },
+  });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  return patched.body;
+}
+
+beforeAll(async () => {
+  [everything, stateless, misbehaving] = await Promise.all([
+    startEverything(),
+    startStatelessUpstream(),
+    startMisbehavingUpstream(),
+  ]);
+  server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" });
+  account = await signUpAccount(server.url, "proxy@example.com");
+  token = (await account.token(["mcp"])).secret;
+  await importServer("tracker", stateless.url, { headers: { Authorization: "Bearer upstream-secret-value-123" } });
+  await importServer("everything", everything.url);
+  await importServer("odd", misbehaving.url);
+  await patchServer("odd", { callTimeoutMs: 1500 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await Promise.all([everything?.stop(), stateless?.stop(), misbehaving?.stop()]);
+});
+
+describe("connect on first use, the cache in Postgres and the pins", () => {
+  it("fetches a never-listed server's tools on first use, and withholds them until approved", async () => {
+    const before = stateless.requests();
+    const client = await connect();
+    const listed = await names(client);
+    expect(stateless.requests()).toBeGreaterThan(before);
+    expect(listed.filter((n) => n.startsWith("tracker_"))).toEqual([]);
+    const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
+    expect(tools.body.tools.map((t: { exposedName: string; pin: string }) => [t.exposedName, t.pin])).toEqual([
+      ["tracker_issues", "new"],
+      ["tracker_echo", "new"],
+      ["tracker_progress", "new"],
+      ["tracker_image", "new"],
+    ]);
+    expect(tools.body.tools[0].actions).toEqual(["list", "get", "create", "close"]);
+    const refused = await client.callTool({ name: "tracker_echo", arguments: { text: "hi" } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/not approved yet/);
+    expect(stateless.calls("echo")).toBe(0);
+    await client.close();
+  });
+
+  it("serves approved tools with the upstream's annotations, and a second session costs nothing upstream", async () => {
+    const approved = await approveAll("tracker");
+    expect(approved.tools.every((t: { pin: string }) => t.pin === "approved")).toBe(true);
+    const before = stateless.requests();
+    const client = await connect();
+    const { tools } = await client.listTools({}, { cacheMode: "refresh" } as never);
+    expect(stateless.requests()).toBe(before);
+    const issues = tools.find((t) => t.name === "tracker_issues");
+    expect(issues?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(issues?.title).toEqual(expect.any(String));
+    expect(issues?.inputSchema.properties?.action).toMatchObject({
+      enum: ["list", "get", "create", "close"],
+    });
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["skills", "tracker_echo", "tracker_image"]));
+    await client.close();
+  });
+
+  it("forwards a call once, on a warm connection costing one upstream request", async () => {
+    const client = await connect();
+    const created = await client.callTool({ name: "tracker_issues", arguments: { action: "create", title: "First" } });
+    expect(created.isError).toBeFalsy();
+    expect(stateless.calls("issues")).toBe(1);
+    expect(stateless.issues.map((i) => i.title)).toEqual(["First"]);
+    const before = stateless.requests();
+    const listed = await client.callTool({ name: "tracker_issues", arguments: { action: "list" } });
+    expect(textOf(listed)).toMatch(/First/);
+    expect(stateless.requests() - before).toBe(1);
+    await client.close();
+  });
+
+  it("passes images through and forwards progress to a client that asked for it", async () => {
+    const client = await connect();
+    const image = await client.callTool({ name: "tracker_image", arguments: {} });
+    expect(image.content).toEqual([expect.objectContaining({ type: "image", data: TINY_PNG_BASE64 })]);
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: "tracker_progress", arguments: {} },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(progress).toEqual([1, 2, 3]);
+    await client.close();
+  });
+
+  it("serves a 2025-era client too", async () => {
+    const client = await connect({ era: "legacy" });
+    const echoed = await client.callTool({ name: "tracker_echo", arguments: { text: "from 2025" } });
+    expect(textOf(echoed)).toBe("from 2025");
+    await client.close();
+  });
+
+  it("serves one server's tools unprefixed at /mcp/s/{ws}/{slug}, and nothing else", async () => {
+    const client = await connect({ path: "/mcp/s/me/tracker" });
+    expect(await names(client)).toEqual(["echo", "image", "issues", "progress"]);
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "single" } });
+    expect(textOf(echoed)).toBe("single");
+    await client.close();
+    const missing = await fetch(`${server.url}/mcp/s/someone-else/tracker`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it("reaches sessionful server-everything after Test and approval", async () => {
+    const tested = await account.rest("/v1/workspaces/me/servers/everything/test", { method: "POST" });
+    expect(tested.body.error).toBeNull();
+    await approveAll("everything");
+    const client = await connect();
+    const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "through loadout" } });
+    expect(textOf(echoed)).toMatch(/through loadout/);
+    await client.close();
+  });
+});
+
+describe("checks at dispatch", () => {
+  it("refuses a listed tool once its server is narrowed to another project, in the same session", async () => {
+    const client = await connect();
+    expect(await names(client)).toContain("tracker_echo");
+    await patchServer("tracker", { scope: { mode: "projects", projects: ["/work/other"] } });
+    const refused = await client.callTool({ name: "tracker_echo", arguments: { text: "x" } });
+    expect(textOf(refused)).toMatch(/not active for this session/);
+    const inProject = await connect({ project: "/work/other/sub" });
+    expect(textOf(await inProject.callTool({ name: "tracker_echo", arguments: { text: "y" } }))).toBe("y");
+    await patchServer("tracker", { scope: { mode: "global", projects: [] } });
+    await inProject.close();
+    await client.close();
+  });
+
+  it("refuses a tool switched off", async () => {
+    const off = await account.rest("/v1/workspaces/me/servers/tracker/tools/echo", {
+      method: "PATCH",
+      body: { enabled: false },
+    });
+    expect(off.body.enabled).toBe(false);
+    const client = await connect();
+    expect(await names(client)).not.toContain("tracker_echo");
+    expect(textOf(await client.callTool({ name: "tracker_echo", arguments: { text: "x" } }))).toMatch(
+      /not active for this session/,
+    );
+    await account.rest("/v1/workspaces/me/servers/tracker/tools/echo", { method: "PATCH", body: { enabled: true } });
+    await client.close();
+  });
+
+  it("withholds a tool whose definition changed until the user approves the change", async () => {
+    misbehaving.setShiftyVersion(1);
+    const first = await account.rest("/v1/workspaces/me/servers/odd/test", { method: "POST" });
+    expect(first.body.error).toBeNull();
+    await approveAll("odd");
+    const client = await connect();
+    expect(await names(client)).toContain("odd_shifty");
+    misbehaving.setShiftyVersion(2);
+    await account.rest("/v1/workspaces/me/servers/odd/test", { method: "POST" });
+    expect(await names(client)).not.toContain("odd_shifty");
+    expect(textOf(await client.callTool({ name: "odd_shifty", arguments: {} }))).toMatch(/definition changed/);
+    const tools = await account.rest("/v1/workspaces/me/servers/odd/tools");
+    const shifty = tools.body.tools.find((t: { name: string }) => t.name === "shifty");
+    expect(shifty).toMatchObject({
+      pin: "changed",
+      description: shiftyDescription(2),
+      approved: { description: shiftyDescription(1) },
+    });
+    await account.rest("/v1/workspaces/me/servers/odd/tools/approve", { method: "POST", body: { tools: ["shifty"] } });
+    expect(await names(client)).toContain("odd_shifty");
+    await client.close();
+  });
+});
+
+describe("plan mode", () => {
+  it("refuses plan-safe actions the tool does not have", async () => {
+    const bad = await account.rest("/v1/workspaces/me/servers/tracker/tools/issues", {
+      method: "PATCH",
+      body: { planSafeActions: ["list", "delete"] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/"delete" is not an action of this tool/);
+  });
+
+  it("lists only plan-safe tools, annotated, and refuses any other tool or action at dispatch", async () => {
+    for (const [tool, planSafeActions] of [
+      ["issues", ["list", "get"]],
+      ["echo", ["*"]],
+    ] as const) {
+      const set = await account.rest(`/v1/workspaces/me/servers/tracker/tools/${tool}`, {
+        method: "PATCH",
+        body: { planSafeActions },
+      });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+    }
+    const client = await connect({ mode: "plan" });
+    const { tools } = await client.listTools({}, { cacheMode: "refresh" } as never);
+    const tracker = tools.filter((t) => t.name.startsWith("tracker_")).map((t) => t.name);
+    expect(tracker.sort()).toEqual(["tracker_echo", "tracker_issues"]);
+    expect(tools.find((t) => t.name === "tracker_issues")?.description).toMatch(
+      /Plan mode: only action "list", "get" are allowed/,
+    );
+    expect(tools.map((t) => t.name)).not.toContain("skill_edit");
+    const creates = stateless.calls("issues");
+    const refused = await client.callTool({ name: "tracker_issues", arguments: { action: "create", title: "No" } });
+    expect(textOf(refused)).toMatch(/may only run action "list", action "get" in plan mode/);
+    // The catalog hid tracker_image; a client calling it by name anyway is refused at dispatch.
+    expect(textOf(await client.callTool({ name: "tracker_image", arguments: {} }))).toMatch(/not allowed in plan mode/);
+    const listed = await client.callTool({ name: "tracker_issues", arguments: { action: "list" } });
+    expect(listed.isError).toBeFalsy();
+    expect(stateless.calls("issues")).toBe(creates + 1);
+    expect(stateless.issues.map((i) => i.title)).not.toContain("No");
+    await client.close();
+  });
+});
+
+describe("a misbehaving upstream", () => {
+  it("turns a hung call into an error after the server's timeout, telling the agent to verify", async () => {
+    const client = await connect();
+    const started = Date.now();
+    const result = await client.callTool({ name: "odd_hang", arguments: {} });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/did not answer hang within 2 s\. It was sent once and not retried; it may have/);
+    await client.close();
+  });
+
+  it("reports a dropped connection and garbage as errors, never retrying", async () => {
+    const client = await connect();
+    const dropped = await client.callTool({ name: "odd_drop", arguments: {} });
+    expect(textOf(dropped)).toMatch(/broke during drop.*sent once and not retried/s);
+    const garbage = await client.callTool({ name: "odd_garbage", arguments: {} });
+    expect(garbage.isError).toBe(true);
+    expect(textOf(garbage)).toMatch(/sent once and not retried/);
+    await client.close();
+  });
+
+  it("cuts a 20 MB result to 1 MiB with a note", async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: "odd_huge", arguments: {} });
+    const text = textOf(result);
+    expect(text.length).toBeLessThan(1024 * 1024 + 1000);
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    expect(text).toMatch(/Loadout cut this result: the server returned more than 1024 KiB of text/);
+    await client.close();
+  });
+
+  it("forwards the client's cancellation upstream", async () => {
+    await patchServer("odd", { callTimeoutMs: 30_000 });
+    const client = await connect();
+    const controller = new AbortController();
+    const before = misbehaving.cancelled() + misbehaving.aborted();
+    const call = client.callTool({ name: "odd_hang", arguments: {} }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => misbehaving.cancelled() + misbehaving.aborted(), { timeout: 5000 }).toBeGreaterThan(before);
+    await client.close();
+  });
+});
+
+describe("secrets and failures", () => {
+  it("never returns or logs a header value", async () => {
+    const view = await account.rest("/v1/workspaces/me/servers/tracker");
+    expect(JSON.stringify(view.body)).not.toContain("upstream-secret-value-123");
+    expect(JSON.stringify(server.logs)).not.toContain("upstream-secret-value-123");
+  });
+
+  it("marks an unreachable server failed on first use and does not connect again until it is edited", async () => {
+    await importServer("gone", "http://127.0.0.1:9/mcp");
+    const client = await connect();
+    const listed = await names(client);
+    expect(listed.some((n) => n.startsWith("gone_"))).toBe(false);
+    const view = await account.rest("/v1/workspaces/me/servers/gone");
+    expect(view.body).toMatchObject({ status: "failed", lastError: expect.any(String) });
+    const checkedAt = view.body.checkedAt;
+    await names(client);
+    expect((await account.rest("/v1/workspaces/me/servers/gone")).body.checkedAt).toBe(checkedAt);
+    const edited = await patchServer("gone", { label: "Gone" });
+    expect(edited.status).toBe("unknown");
+    await client.close();
+  });
+});
