@@ -243,6 +243,16 @@ describe("servers in the console", () => {
     expect(await settings.getByLabel("Label").inputValue()).toBe("Everything (theirs)");
   });
 
+  it("switches a server off and on again from its page with the same control as skills", async () => {
+    const state = page.getByRole("radiogroup", { name: "Where it is active" });
+    await state.getByRole("radio", { name: "off" }).check();
+    await expect.poll(async () => (await stored("everything")) as unknown).toMatchObject({ enabled: false });
+    await state.getByRole("radio", { name: "global" }).check();
+    await expect
+      .poll(async () => (await stored("everything")) as unknown)
+      .toMatchObject({ enabled: true, state: "global" });
+  });
+
   it("lists a server's tools after Test, approves them, and sets enable and plan-safe actions per tool", async () => {
     await pasteAndOpen({ tracker: { url: stateless.url } }, "tracker");
     await page.getByRole("region", { name: "Tools" }).getByText("press Test").waitFor();
