@@ -42,10 +42,10 @@ export function ServerPage({ initial }: { initial: Server }) {
     setError(null);
   };
 
+  // Saving the URL, transport or headers drops the cached tool list on the server: show what it keeps.
   const saved = (next: Server) => {
-    const identityChanged = next.url !== server.url || next.transport !== server.transport;
     setServer(next);
-    if (identityChanged) void tools.reload();
+    void tools.reload();
   };
 
   const remove = async () => {
@@ -150,9 +150,11 @@ export function ServerPage({ initial }: { initial: Server }) {
         ) : (
           <>
             <p className="field-hint">
-              Listed {tools.load.list.fetchedAt ? formatDateTime(tools.load.list.fetchedAt) : ""}. In plan and goal
-              modes agents see only the tools (and actions) you tick under Plan mode; the server&apos;s read-only hint
-              is a suggestion.
+              {tools.load.list.fetchedAt
+                ? `Listed ${formatDateTime(tools.load.list.fetchedAt)}.`
+                : "Not listed again since the server changed: press Test to refresh."}{" "}
+              In plan and goal modes agents see only the tools (and actions) you tick under Plan mode; the server&apos;s
+              read-only hint is a suggestion.
             </p>
             {tools.load.list.truncated && (
               <p className="banner banner-warning" role="note">
