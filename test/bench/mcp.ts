@@ -34,16 +34,16 @@ const MARKER = "Bench skill marker: check the diff before the tests.";
 const ACTIVE_SKILLS = 1000;
 const INSTRUCTIONS_BUDGET = 6000;
 
-const META = {
+export const META = {
   "io.modelcontextprotocol/protocolVersion": REVISION,
   "io.modelcontextprotocol/clientCapabilities": {},
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
 };
 
-const percentile = (xs: number[], p: number) =>
+export const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
 
-function mcpHeaders(token: string, method: string, name?: string): Record<string, string> {
+export function mcpHeaders(token: string, method: string, name?: string): Record<string, string> {
   return {
     authorization: `Bearer ${token}`,
     "content-type": "application/json",
@@ -68,7 +68,7 @@ interface RpcMessage {
 }
 
 /** The JSON-RPC answer, sent as JSON or as one SSE event. */
-async function rpcAnswer(res: Response): Promise<RpcMessage> {
+export async function rpcAnswer(res: Response): Promise<RpcMessage> {
   const raw = await res.text();
   if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const data = raw
@@ -97,7 +97,7 @@ function skillBody(): string {
   return body;
 }
 
-async function signUpAndToken(url: string, email: string, scopes: string[]): Promise<string> {
+export async function signUpAndToken(url: string, email: string, scopes: string[]): Promise<string> {
   const signUp = await fetch(`${url}/v1/auth/signup`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -12,6 +12,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
+import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
 import { startServerProcess } from "./server-process";
 import { benchSkills, type SkillsFigures } from "./skills";
 
@@ -23,6 +24,7 @@ interface Row {
   engine: string;
   skills?: SkillsFigures;
   mcp?: McpFigures;
+  proxy?: ProxyFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -97,11 +99,13 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     // Before benchSkills: its 10,000 rows go into this user's workspace.
     const mcp = databaseUrl ? await benchMcp(server, databaseUrl, token, DURATION_S) : undefined;
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
+    const proxy = databaseUrl ? await benchProxy(server) : undefined;
     return {
       engine,
       login,
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
+      ...(proxy ? { proxy } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -140,7 +144,12 @@ async function timeHash(label: string, hasher: ReturnType<typeof createPasswordH
 
 const rows: Row[] = [];
 rows.push(await measure("PGlite", {}));
-rows.push(await withPostgresDatabase((url) => measure("Postgres", { DATABASE_URL: url }, url)));
+rows.push(
+  await withPostgresDatabase((url) =>
+    // Loopback upstreams: the proxy bench starts its upstream servers on 127.0.0.1.
+    measure("Postgres", { DATABASE_URL: url, LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }, url),
+  ),
+);
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 console.log(
@@ -180,6 +189,8 @@ if (skillsRow) {
 
 const mcpRow = rows.find((r) => r.mcp)?.mcp;
 if (mcpRow) printMcp(mcpRow);
+const proxyRow = rows.find((r) => r.proxy)?.proxy;
+if (proxyRow) printProxy(proxyRow);
 
 const hashes = [
   await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),

@@ -13,13 +13,13 @@ export interface ServerProcess {
 }
 
 /** The real Node entry in its own process (so the load generator does not share its event loop). */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-bench-"));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // Logs go to a file, not a pipe: draining a pipe would cost the load generator's process CPU.
   const logFile = path.join(dataDir, "server.log");
   const logFd = openSync(logFile, "w");
-  const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "api/src/node.ts"], {
     cwd: ROOT,
     env: { ...process.env, LOADOUT_PORT: String(port), LOADOUT_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", logFd, "inherit"],

@@ -29,6 +29,12 @@ export const ServerSchema = z
     status: z.enum(["unknown", "ok", "failed"]),
     lastError: z.string().nullable(),
     checkedAt: NullableTimestamp,
+    toolsFetchedAt: NullableTimestamp.openapi({
+      description: "When the tool list was last fetched; null before first use.",
+    }),
+    toolsTruncated: z
+      .boolean()
+      .openapi({ description: "The server offers more than 64 tools; the rest are not served." }),
     revision: z.number().int(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -7,19 +7,22 @@ export interface Upstream {
   stop(): Promise<void>;
 }
 
-/** @modelcontextprotocol/server-everything (sessionful, 2025-11-25) on a random loopback port. */
-export async function startEverything(): Promise<Upstream> {
+/**
+ * @modelcontextprotocol/server-everything on a random loopback port: sessionful streamable HTTP
+ * (2025-11-25) at /mcp, or the legacy HTTP+SSE transport at /sse.
+ */
+export async function startEverything(transport: "streamableHttp" | "sse" = "streamableHttp"): Promise<Upstream> {
   const entry = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json");
   const script = path.join(path.dirname(entry), "dist", "index.js");
   const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const child: ChildProcess = spawn(process.execPath, [script, "streamableHttp"], {
+  const child: ChildProcess = spawn(process.execPath, [script, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server-everything did not start")), 20_000);
     const onData = (chunk: Buffer) => {
-      if (chunk.toString().includes("listening")) {
+      if (/listening|running on port/i.test(chunk.toString())) {
         clearTimeout(timer);
         resolve();
       }
@@ -29,7 +32,7 @@ export async function startEverything(): Promise<Upstream> {
     child.once("exit", (code) => reject(new Error(`server-everything exited (${code})`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");

@@ -26,6 +26,8 @@ export interface StatelessUpstreamOptions {
   name?: string;
   /** `reject` serves the 2026-07-28 revision only; default `stateless` also serves 2025-era clients. */
   legacy?: "stateless" | "reject";
+  /** Read-only filler tools `extra_01`… to reach a given count (the bench's 64 tools per server). */
+  extraTools?: number;
 }
 
 export interface StatelessUpstream {
@@ -37,6 +39,8 @@ export interface StatelessUpstream {
   calls(tool: string): number;
   /** The live issue list: `create` appends, `close` flips `state`. */
   issues: Issue[];
+  /** Adds a read-only tool and announces `notifications/tools/list_changed` to open subscriptions. */
+  addTool(name: string): void;
   stop(): Promise<void>;
 }
 
@@ -70,13 +74,25 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   const counts = new Map<string, number>();
   const count = (tool: string) => counts.set(tool, (counts.get(tool) ?? 0) + 1);
   let nextIssue = 1;
+  const added: string[] = [];
 
   const handler = createMcpHandler(
     () => {
       const server = new McpServer(
         { name: options.name ?? "upstream-stateless", version: "1.0.0" },
-        { capabilities: { tools: { listChanged: false } } },
+        { capabilities: { tools: { listChanged: true } } },
       );
+      for (const name of added)
+        server.registerTool(
+          name,
+          {
+            title: name,
+            description: `Added while running: ${name}.`,
+            inputSchema: z.object({}),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async () => text(name),
+        );
       server.registerTool(
         "issues",
         {
@@ -151,6 +167,19 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
           return { content: [{ type: "image" as const, data: TINY_PNG_BASE64, mimeType: "image/png" }] };
         },
       );
+      for (let i = 1; i <= (options.extraTools ?? 0); i++) {
+        const name = `extra_${String(i).padStart(2, "0")}`;
+        server.registerTool(
+          name,
+          {
+            title: `Extra ${i}`,
+            description: `Filler tool ${i}: returns its query.`,
+            inputSchema: z.object({ query: z.string().describe("Anything") }),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async ({ query }) => text(query),
+        );
+      }
       return server;
     },
     { legacy: options.legacy ?? "stateless" },
@@ -169,6 +198,10 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
     requests: () => requests,
     calls: (tool) => counts.get(tool) ?? 0,
     issues,
+    addTool(name) {
+      added.push(name);
+      handler.notify.toolsChanged();
+    },
     stop: () => shutdown(http, handler),
   };
 }

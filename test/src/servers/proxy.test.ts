@@ -23,6 +23,7 @@ let token: string;
 let everything: Upstream;
 let stateless: StatelessUpstream;
 let misbehaving: MisbehavingUpstream;
+let legacySse: Upstream;
 
 type Era = "modern" | "legacy";
 async function connect(options: { path?: string; mode?: string; project?: string; era?: Era } = {}) {
@@ -74,10 +75,11 @@ async function patchServer(slug: string, change: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  [everything, stateless, misbehaving] = await Promise.all([
+  [everything, stateless, misbehaving, legacySse] = await Promise.all([
     startEverything(),
     startStatelessUpstream(),
     startMisbehavingUpstream(),
+    startEverything("sse"),
   ]);
   server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" });
   account = await signUpAccount(server.url, "proxy@example.com");
@@ -90,7 +92,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await Promise.all([everything?.stop(), stateless?.stop(), misbehaving?.stop()]);
+  await Promise.all([everything?.stop(), stateless?.stop(), misbehaving?.stop(), legacySse?.stop()]);
 });
 
 describe("connect on first use, the cache in Postgres and the pins", () => {
@@ -187,6 +189,71 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const client = await connect();
     const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "through loadout" } });
     expect(textOf(echoed)).toMatch(/through loadout/);
+    await client.close();
+  });
+});
+
+describe("legacy HTTP+SSE servers", () => {
+  it("reaches a server recorded as SSE", async () => {
+    await importServer("old-sse", legacySse.url, { type: "sse" });
+    const tested = await account.rest("/v1/workspaces/me/servers/old-sse/test", { method: "POST" });
+    expect(tested.body.error).toBeNull();
+    expect(tested.body.server.transport).toBe("sse");
+    await approveAll("old-sse");
+    const client = await connect();
+    expect(textOf(await client.callTool({ name: "old-sse_echo", arguments: { message: "over sse" } }))).toMatch(
+      /over sse/,
+    );
+    await client.close();
+  });
+
+  it("falls back to HTTP+SSE when a URL given as streamable HTTP refuses the POST", async () => {
+    await importServer("guess-sse", legacySse.url);
+    const tested = await account.rest("/v1/workspaces/me/servers/guess-sse/test", { method: "POST" });
+    expect(tested.body.error).toBeNull();
+    expect(tested.body.tools.tools.map((t: { name: string }) => t.name)).toContain("echo");
+  });
+});
+
+describe("what the server is", () => {
+  it("drops the cached tools when the URL changes and keeps the user's pins and settings by name", async () => {
+    await importServer("moving", stateless.url);
+    await account.rest("/v1/workspaces/me/servers/moving/test", { method: "POST" });
+    await approveAll("moving");
+    await account.rest("/v1/workspaces/me/servers/moving/tools/echo", { method: "PATCH", body: { enabled: false } });
+    const unchanged = await patchServer("moving", { label: "Moving tracker" });
+    expect(unchanged.status).toBe("ok");
+    const moved = await patchServer("moving", { url: stateless.url.replace("127.0.0.1", "localhost") });
+    expect(moved.status).toBe("unknown");
+    const before = stateless.requests();
+    const client = await connect();
+    const listed = await names(client);
+    // Fetched again on first use after the change, with the settings kept.
+    expect(stateless.requests()).toBeGreaterThan(before);
+    expect(listed).toContain("moving_issues");
+    expect(listed).not.toContain("moving_echo");
+    await client.close();
+    await patchServer("moving", { enabled: false });
+  });
+});
+
+describe("tools/list_changed", () => {
+  it("refreshes the cached list when the upstream announces a change, and withholds the new tool", async () => {
+    const client = await connect();
+    await client.callTool({ name: "tracker_echo", arguments: { text: "warm" } });
+    stateless.addTool("late_arrival");
+    await expect
+      .poll(
+        async () =>
+          (await account.rest("/v1/workspaces/me/servers/tracker/tools")).body.tools.map(
+            (t: { name: string }) => t.name,
+          ),
+        { timeout: 5000 },
+      )
+      .toContain("late_arrival");
+    const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
+    expect(tools.body.tools.find((t: { name: string }) => t.name === "late_arrival").pin).toBe("new");
+    expect(await names(client)).not.toContain("tracker_late_arrival");
     await client.close();
   });
 });

@@ -1,4 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { MAX_TOOLS_PER_SERVER } from "@loadout/workers";
 import { WorkspaceParam } from "../../schemas/common";
 import {
   ApproveServerToolsInput,
@@ -13,6 +14,7 @@ import {
   UpdateServerToolInput,
 } from "../../schemas/servers";
 import { RevisionQuery } from "../../schemas/skills";
+import { MAX_SERVERS_PER_SESSION } from "../../services/mcp/proxied";
 import {
   getServer,
   importServers,
@@ -39,7 +41,18 @@ const list = defineRoute(
     summary: "The workspace's remote MCP servers (header values masked)",
     request: { params: WorkspaceParam },
     responses: {
-      200: jsonContent(z.object({ servers: z.array(ServerSchema) }), "Servers."),
+      200: jsonContent(
+        z.object({
+          servers: z.array(ServerSchema),
+          limits: z.object({
+            serversPerSession: z.number().int().openapi({
+              description: "Active servers a session serves; the rest are skipped (oldest first are kept).",
+            }),
+            toolsPerServer: z.number().int(),
+          }),
+        }),
+        "Servers, and the ceilings sessions apply to them.",
+      ),
       404: errorResponse("No such workspace for the caller."),
     },
   },
@@ -172,7 +185,10 @@ const approveTools = defineRoute(
 export function registerServers(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
   app.openapi(list, async (c) =>
     c.json(
-      { servers: await listServers({ ctx: actionContext(c), ws: c.req.valid("param").ws, deps: serverDeps }) },
+      {
+        servers: await listServers({ ctx: actionContext(c), ws: c.req.valid("param").ws, deps: serverDeps }),
+        limits: { serversPerSession: MAX_SERVERS_PER_SESSION, toolsPerServer: MAX_TOOLS_PER_SERVER },
+      },
       200,
     ),
   );

@@ -38,6 +38,8 @@ export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
     status: row.status,
     lastError: row.lastError,
     checkedAt: row.checkedAt?.toISOString() ?? null,
+    toolsFetchedAt: row.toolsFetchedAt?.toISOString() ?? null,
+    toolsTruncated: row.toolsTruncated,
     revision: row.revision,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
