@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { DataTable } from "@/components/data-table";
+import { formatDateTime, formatRelative } from "@/lib/format";
 import { serverHref } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
 import { ServerState } from "./server-state";
@@ -35,6 +36,23 @@ function ServerRow({ server, onChange }: { server: Server; onChange: (server: Se
       <td data-label="Connection" className="server-connection">
         <StatusLight status={server.status} lastError={server.lastError} checkedAt={server.checkedAt} showError />
       </td>
+      <td data-label="Tools" className="nowrap muted server-tools">
+        {server.toolsFetchedAt ? (
+          <span title={formatDateTime(server.toolsFetchedAt)}>listed {formatRelative(server.toolsFetchedAt)}</span>
+        ) : (
+          "not listed yet"
+        )}
+        {server.toolsTruncated && (
+          <div>
+            <span
+              className="chip chip-warning"
+              title="The server offers more tools than Loadout serves from one server"
+            >
+              some left out
+            </span>
+          </div>
+        )}
+      </td>
       <td data-label="State" className="skill-state">
         <ServerState server={server} labelledBy={nameId} onChange={onChange} />
       </td>
@@ -44,7 +62,7 @@ function ServerRow({ server, onChange }: { server: Server; onChange: (server: Se
 
 export function ServerTable({ servers, onChange }: { servers: Server[]; onChange: (server: Server) => void }) {
   return (
-    <DataTable className="server-table" columns={["Server", "URL", "Connection", "State"]}>
+    <DataTable className="server-table" columns={["Server", "URL", "Connection", "Tools", "State"]}>
       {servers.map((server) => (
         <ServerRow key={server.id} server={server} onChange={onChange} />
       ))}
