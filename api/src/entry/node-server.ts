@@ -18,6 +18,7 @@ import { issueSetupSecret } from "../services/accounts/setup";
 import { batchingRecorder } from "../services/mcp/call-log";
 import { upstreamFetch as guardedUpstreamFetch } from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
+import { dispatchedFetch, upstreamDispatcher } from "./upstream-dispatcher";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
 
@@ -70,7 +71,10 @@ export async function startNodeServer(
     : undefined;
   const allowLoopbackUpstreams = env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1";
   const resolveHost = async (host: string) => (await lookup(host, { all: true })).map((a) => a.address);
-  const upstreamFetch = guardedUpstreamFetch(resolveHost, allowLoopbackUpstreams);
+  // Checked twice: by the guarded fetch before each request, and by the dispatcher on every
+  // connection it opens (what a rebinding DNS answer would slip past the first check).
+  const dispatcher = upstreamDispatcher({ allowLoopback: allowLoopbackUpstreams });
+  const upstreamFetch = guardedUpstreamFetch(resolveHost, allowLoopbackUpstreams, dispatchedFetch(dispatcher));
   const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch });
   const app = createApp({
     callRecorder,
@@ -113,6 +117,7 @@ export async function startNodeServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
       await upstreamPool.close();
+      await dispatcher.close();
       await callRecorder.flush();
       if (!options.database) await database.close();
     },

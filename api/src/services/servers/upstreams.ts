@@ -26,13 +26,20 @@ export interface ServerDeps {
 export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
 
 /** The SSRF-guarded fetch for upstreams: https only, public addresses only, each redirect checked. */
-export function upstreamFetch(resolveHost: (host: string) => Promise<string[]>, allowLoopback: boolean) {
+export function upstreamFetch(
+  resolveHost: (host: string) => Promise<string[]>,
+  allowLoopback: boolean,
+  base: typeof fetch = fetch,
+) {
   const options = { allowLoopback };
-  return guardedFetch({
-    urlProblem: (url) => upstreamUrlProblem(url, options),
-    addressProblem: (ip) => upstreamAddressProblem(ip, options),
-    resolve: resolveHost,
-  });
+  return guardedFetch(
+    {
+      urlProblem: (url) => upstreamUrlProblem(url, options),
+      addressProblem: (ip) => upstreamAddressProblem(ip, options),
+      resolve: resolveHost,
+    },
+    base,
+  );
 }
 
 export async function targetOf(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
