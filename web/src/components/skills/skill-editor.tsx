@@ -7,9 +7,10 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useMemo, useRef, useState } from "react";
 import { ErrorBanner } from "@/components/error-banner";
 import { useSession } from "@/components/session-provider";
+import { StaleNotice } from "@/components/stale-notice";
 import { ApiError } from "@/lib/api";
 import { formatDateTime } from "@/lib/format";
-import { createSkill, removeSkill, skillFileUrl, updateSkill } from "@/lib/skills/client";
+import { createSkill, getSkill, removeSkill, skillFileUrl, updateSkill } from "@/lib/skills/client";
 import { characterCount, documentFileName, documentBytes as measureDocument } from "@/lib/skills/document";
 import { type EditorErrors, NO_EDITOR_ERRORS, placeErrors } from "@/lib/skills/editor-errors";
 import { editHref, historyHref, listHref } from "@/lib/skills/links";
@@ -21,7 +22,6 @@ import { FileList, type Upload } from "./file-list";
 import { InlineConfirm } from "./inline-confirm";
 import { InstructionsField } from "./instructions-field";
 import { NameField } from "./name-field";
-import { StaleNotice } from "./stale-notice";
 import { uploadProblems } from "./upload-problems";
 
 type SkillEditorProps = {
@@ -217,7 +217,14 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
         )}
       </header>
 
-      {stale && detail && <StaleNotice name={detail.name} onReloaded={(fresh) => reset(fresh)} onError={setError} />}
+      {stale && detail && (
+        <StaleNotice
+          name={detail.name}
+          load={() => getSkill(ws, detail.name)}
+          onReloaded={(fresh) => reset(fresh)}
+          onError={setError}
+        />
+      )}
 
       <form className="card form skill-form" onSubmit={save} noValidate>
         <ErrorBanner error={error} details={placed.others} />

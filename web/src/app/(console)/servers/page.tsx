@@ -1,15 +1,100 @@
 "use client";
 
-import { ComingSoon } from "@/components/coming-soon";
+import { useCallback, useEffect, useState } from "react";
+import { ErrorBanner } from "@/components/error-banner";
+import { Loading } from "@/components/loading";
+import { ImportDialog } from "@/components/servers/import-dialog";
+import { ServerTable } from "@/components/servers/server-table";
+import { useSession } from "@/components/session-provider";
+import { listServers } from "@/lib/servers/client";
+import type { Server } from "@/lib/servers/types";
+import { useWorkspace } from "@/lib/workspace";
 
 export default function ServersPage() {
+  const ws = useWorkspace();
+  const { handleAuthError } = useSession();
+  const [servers, setServers] = useState<Server[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [pasting, setPasting] = useState(false);
+
+  const load = useCallback(
+    async (signal?: AbortSignal) => {
+      setError(null);
+      try {
+        setServers((await listServers(ws, signal)).servers);
+      } catch (caught) {
+        if (signal?.aborted) return;
+        if (!handleAuthError(caught)) setError(caught);
+      }
+    },
+    [ws, handleAuthError],
+  );
+
+  useEffect(() => {
+    const controller = new AbortController();
+    void load(controller.signal);
+    return () => controller.abort();
+  }, [load]);
+
+  const replace = useCallback((updated: Server) => {
+    setServers((current) => current?.map((server) => (server.id === updated.id ? updated : server)) ?? current);
+  }, []);
+
+  const paste = (
+    <button type="button" className="button button-primary" onClick={() => setPasting(true)}>
+      Paste servers
+    </button>
+  );
+  const empty = servers !== null && servers.length === 0;
+
   return (
-    <ComingSoon title="Servers">
-      <p>
-        Here you will add remote MCP servers by pasting the <code>mcpServers</code> block from your clipboard, test each
-        connection and see its tools, and scope each server to the projects where it should be active.
-      </p>
-      <p>Headers and upstream credentials are encrypted at rest and never shown again after you save them.</p>
-    </ComingSoon>
+    <>
+      <title>Servers · Loadout</title>
+      <header className="page-header page-header-row">
+        <div className="page-header">
+          <h1 className="page-title">Servers</h1>
+          <p className="page-lead">
+            Remote MCP servers whose tools Loadout offers next to your skills, named{" "}
+            <code>&lt;server&gt;_&lt;tool&gt;</code>. Test each one, review its tools before agents see them, and choose
+            where it is active.
+          </p>
+        </div>
+        {!empty && <div className="header-actions">{paste}</div>}
+      </header>
+
+      <section className="card" aria-label="Servers">
+        {error ? (
+          <div className="stack">
+            <ErrorBanner error={error} />
+            <button type="button" className="button" onClick={() => void load()}>
+              Try again
+            </button>
+          </div>
+        ) : servers === null ? (
+          <Loading label="Loading servers…" />
+        ) : empty ? (
+          <div className="empty-state">
+            <p className="empty-title">No servers yet</p>
+            <p>
+              Paste the <code>mcpServers</code> block from your client&apos;s config. Header values are encrypted at
+              rest and never shown again after you save them.
+            </p>
+            <div className="empty-actions">{paste}</div>
+          </div>
+        ) : (
+          <ServerTable servers={servers} onChange={replace} />
+        )}
+      </section>
+
+      {pasting && (
+        <ImportDialog
+          onImported={() => void load()}
+          onClose={() => {
+            setPasting(false);
+            void load();
+          }}
+        />
+      )}
+    </>
   );
 }

@@ -2,26 +2,23 @@
 
 import { useState } from "react";
 import { useSession } from "@/components/session-provider";
-import { getSkill } from "@/lib/skills/client";
-import type { SkillDetail } from "@/lib/skills/types";
-import { useWorkspace } from "@/lib/workspace";
 
-type StaleNoticeProps = {
+type StaleNoticeProps<T> = {
   name: string;
-  onReloaded: (fresh: SkillDetail) => void;
+  load: () => Promise<T>;
+  onReloaded: (fresh: T) => void;
   onError: (error: unknown) => void;
 };
 
 // A 409 on a write: someone (a teammate, an agent, another tab) saved first. Nothing of theirs is overwritten.
-export function StaleNotice({ name, onReloaded, onError }: StaleNoticeProps) {
-  const ws = useWorkspace();
+export function StaleNotice<T>({ name, load, onReloaded, onError }: StaleNoticeProps<T>) {
   const { handleAuthError } = useSession();
   const [loading, setLoading] = useState(false);
 
   const reload = async () => {
     setLoading(true);
     try {
-      onReloaded(await getSkill(ws, name));
+      onReloaded(await load());
     } catch (caught) {
       if (!handleAuthError(caught)) onError(caught);
     } finally {
