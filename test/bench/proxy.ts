@@ -98,7 +98,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     const before = upstreams.reduce((n, u) => n + u.requests(), 0);
     const list: number[] = [];
     let listed = 0;
-    for (let i = 0; i < 220; i++) {
+    for (let i = 0; i < Number(process.env.BENCH_PROXY_LISTS ?? 220); i++) {
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
         headers: mcpHeaders(token, "tools/list"),

@@ -22,6 +22,10 @@ export const ServerSchema = z
     headers: z
       .record(z.string(), z.string())
       .openapi({ description: "Header names with masked values; secrets are never returned." }),
+    placeholders: z.array(z.object({ header: z.string(), placeholder: z.string() })).openapi({
+      description:
+        "Headers whose value is still a placeholder from the paste (such as <YOUR_API_KEY>): enter the real value.",
+    }),
     enabled: z.boolean(),
     scope: ScopeSchema,
     state: z.enum(["off", "projects", "global"]),
@@ -44,9 +48,7 @@ export type ServerView = z.infer<typeof ServerSchema>;
 
 export const ImportServersResult = z
   .object({
-    imported: z.array(
-      ServerSchema.extend({ placeholders: z.array(z.object({ header: z.string(), placeholder: z.string() })) }),
-    ),
+    imported: z.array(ServerSchema),
     skipped: z.array(z.object({ name: z.string(), reason: z.string() })),
   })
   .openapi("ImportServersResult");

@@ -52,6 +52,16 @@ describe("server records", () => {
     expect(JSON.stringify(t.logs)).not.toContain(secretValue);
   });
 
+  it("keeps flagging a placeholder header until the real value is saved", async () => {
+    const before = await (await api(`${base}/needskey`)).json();
+    expect(before.placeholders).toEqual([{ header: "X-Api-Key", placeholder: "<YOUR_API_KEY>" }]);
+    const saved = await api(`${base}/needskey`, {
+      method: "PATCH",
+      body: { revision: before.revision, headers: { "X-Api-Key": "real-key-0123456789" } },
+    });
+    expect((await saved.json()).placeholders).toEqual([]);
+  });
+
   it("refuses a paste that is not JSON, and a second server with a taken slug, storing nothing", async () => {
     const before = (await t.database.db.select({ n: count() }).from(mcpServers))[0]?.n;
     const bad = await api(`${base}/import`, { method: "POST", body: { text: "{ mcpServers: " } });

@@ -3,7 +3,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { maskSecret, type SecretBox } from "../../auth/secret-box";
 import { activationState, normalizeScope, parseScope } from "../../domain/activation";
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
-import { parseMcpImport } from "../../domain/servers/mcp-import";
+import { parseMcpImport, placeholdersIn } from "../../domain/servers/mcp-import";
 import { serverSlugProblem } from "../../domain/servers/tool-names";
 import { AppError, notFound } from "../../errors";
 import type { ServerView, UpdateServerInput } from "../../schemas/servers";
@@ -19,9 +19,12 @@ type Row = typeof mcpServers.$inferSelect;
 
 export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
   const headers: Record<string, string> = {};
+  const placeholders: { header: string; placeholder: string }[] = [];
   for (const [name, sealed] of Object.entries(row.headers)) {
-    // Masked for display: opened only to show its first characters and length.
-    headers[name] = maskSecret(await box.open(sealed, headerAd(row.id, name)));
+    // Opened only to mask it for display and to tell whether it still holds a pasted placeholder.
+    const value = await box.open(sealed, headerAd(row.id, name));
+    headers[name] = maskSecret(value);
+    for (const placeholder of placeholdersIn(value)) placeholders.push({ header: name, placeholder });
   }
   const scope = { mode: row.scopeMode, projects: row.scopeProjects };
   return {
@@ -32,6 +35,7 @@ export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
     url: row.url,
     transport: row.transport,
     headers,
+    placeholders,
     enabled: row.enabled,
     scope,
     state: activationState(row.enabled, scope),
@@ -87,7 +91,7 @@ export async function importServers({
   if (parsed.problem)
     throw new AppError("invalid_request", parsed.problem, { details: [{ path: "text", message: parsed.problem }] });
   const skipped = [...parsed.skipped];
-  const rows: { row: Row; placeholders: { header: string; placeholder: string }[] }[] = [];
+  const rows: { row: Row }[] = [];
   const existing = new Set(
     (
       await ctx.db.select({ slug: mcpServers.slug }).from(mcpServers).where(eq(mcpServers.workspaceId, workspace.id))
@@ -106,7 +110,6 @@ export async function importServers({
       existing.add(slug);
       const id = newId("server", ctx.now.getTime());
       rows.push({
-        placeholders: server.placeholders,
         row: {
           id,
           workspaceId: workspace.id,
@@ -148,9 +151,7 @@ export async function importServers({
       }
     });
   }
-  const imported = await Promise.all(
-    rows.map(async ({ row, placeholders }) => ({ ...(await viewOf(row, deps.box)), placeholders })),
-  );
+  const imported = await Promise.all(rows.map(({ row }) => viewOf(row, deps.box)));
   return { imported, skipped };
 }
 

@@ -5,7 +5,6 @@ import { ErrorBanner } from "@/components/error-banner";
 import { useSession } from "@/components/session-provider";
 import { ApiError } from "@/lib/api";
 import { updateServer } from "@/lib/servers/client";
-import { settlePlaceholders } from "@/lib/servers/pending-secrets";
 import type { Placeholder, Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 
@@ -60,7 +59,7 @@ export function HeaderSecrets({ server, placeholders, only, onSaved, onConflict 
     setSaving(true);
     try {
       const saved = await updateServer(ws, server.slug, { revision: server.revision, headers });
-      const left = settlePlaceholders(server.id, Object.keys(headers));
+      const left = saved.placeholders;
       setValues({});
       setRemoved(new Set());
       setNewName("");

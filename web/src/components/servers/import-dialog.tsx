@@ -8,7 +8,6 @@ import { FieldErrors } from "@/components/skills/field-errors";
 import { splitErrorDetails } from "@/lib/form-errors";
 import { importServers } from "@/lib/servers/client";
 import { serverHref } from "@/lib/servers/links";
-import { rememberPlaceholders } from "@/lib/servers/pending-secrets";
 import type { ImportedServer, ImportResult, Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 import { HeaderSecrets } from "./header-secrets";
@@ -104,7 +103,6 @@ export function ImportDialog({ onImported, onClose }: ImportDialogProps) {
     setError(null);
     try {
       const answer = await importServers(ws, text);
-      for (const server of answer.imported) rememberPlaceholders(server.id, server.placeholders);
       setResult(answer);
       if (answer.imported.length > 0) onImported(answer.imported);
     } catch (caught) {

@@ -12,7 +12,6 @@ import { ApiError } from "@/lib/api";
 import { formatDateTime } from "@/lib/format";
 import { getServer, removeServer } from "@/lib/servers/client";
 import { SERVERS_HREF } from "@/lib/servers/links";
-import { pendingPlaceholders } from "@/lib/servers/pending-secrets";
 import type { Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 import { HeaderSecrets } from "./header-secrets";
@@ -32,7 +31,7 @@ export function ServerPage({ initial }: { initial: Server }) {
   const [generation, setGeneration] = useState(0);
   const [stale, setStale] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [placeholders, setPlaceholders] = useState(() => pendingPlaceholders(initial.id));
+  const [placeholders, setPlaceholders] = useState(() => initial.placeholders);
   const tools = useTools(server.slug);
 
   const reloaded = (fresh: Server) => {

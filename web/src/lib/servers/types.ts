@@ -12,10 +12,10 @@ export type ServerEdit = UpdateServerInput;
 export type ServerStatus = Server["status"];
 export type ServerTransport = Server["transport"];
 
-export type ServerList = { servers: Server[] };
+export type ServerList = { servers: Server[]; limits: { serversPerSession: number; toolsPerServer: number } };
 
 export type Placeholder = { header: string; placeholder: string };
-export type ImportedServer = Server & { placeholders: Placeholder[] };
+export type ImportedServer = Server;
 export type SkippedServer = { name: string; reason: string };
 export type ImportResult = { imported: ImportedServer[]; skipped: SkippedServer[] };
 

@@ -14,6 +14,7 @@ export default function ServersPage() {
   const ws = useWorkspace();
   const { handleAuthError } = useSession();
   const [servers, setServers] = useState<Server[] | null>(null);
+  const [limit, setLimit] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [pasting, setPasting] = useState(false);
 
@@ -21,7 +22,9 @@ export default function ServersPage() {
     async (signal?: AbortSignal) => {
       setError(null);
       try {
-        setServers((await listServers(ws, signal)).servers);
+        const answer = await listServers(ws, signal);
+        setServers(answer.servers);
+        setLimit(answer.limits.serversPerSession);
       } catch (caught) {
         if (signal?.aborted) return;
         if (!handleAuthError(caught)) setError(caught);
@@ -82,7 +85,15 @@ export default function ServersPage() {
             <div className="empty-actions">{paste}</div>
           </div>
         ) : (
-          <ServerTable servers={servers} onChange={replace} />
+          <>
+            {limit !== null && servers.filter((s) => s.state === "global").length > limit && (
+              <p className="banner banner-warning" role="status" data-testid="over-cap">
+                More than {limit} servers are on for every project. A session serves the {limit} added first and skips
+                the rest; narrow some to projects or switch them off.
+              </p>
+            )}
+            <ServerTable servers={servers} onChange={replace} />
+          </>
         )}
       </section>
 
