@@ -3,6 +3,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import { normalizeProjectPath } from "../domain/activation";
 import { instructionsBlock } from "../domain/instructions";
+import { projectFromRoots } from "../domain/roots";
 import { hasScope } from "../domain/scopes";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, ERROR_CODES } from "../errors";
@@ -11,7 +12,7 @@ import { readLimited } from "../http/middleware/json-body";
 import { principalAndWorkspacesFromApiToken } from "../services/auth/resolve-principal";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder } from "../services/mcp/call-log";
-import { activeItems, type McpSession } from "../services/mcp/catalog";
+import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
 import {
@@ -293,7 +294,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
     const rawProject = pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
-    const project = rawProject ? normalizeProjectPath(rawProject) || null : null;
+    let project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;
     if (c.req.method === "POST") {
@@ -315,6 +316,28 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     }
 
     const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
+    // roots capability is asked for them (an input-required answer to its tools/call) when nothing
+    // else named a project and the user has items scoped to projects; its retry carries them.
+    let askRoots = false;
+    const rpcParams = (parsedBody as { params?: Record<string, unknown> } | undefined)?.params;
+    const rpcMeta = rpcParams?._meta as Record<string, unknown> | undefined;
+    const capabilities = rpcMeta?.["io.modelcontextprotocol/clientCapabilities"] as { roots?: unknown } | undefined;
+    if (
+      !pinned &&
+      project === null &&
+      (parsedBody as { method?: unknown } | undefined)?.method === "tools/call" &&
+      rpcMeta?.["io.modelcontextprotocol/protocolVersion"] &&
+      capabilities?.roots
+    ) {
+      const fromRoots = projectFromRoots(rpcParams?.inputResponses);
+      if (fromRoots !== undefined) project = fromRoots;
+      else
+        askRoots = await hasProjectScopedItems(
+          ctx.db,
+          resolved.workspaces.map((w) => w.id),
+        );
+    }
     const session: McpSession = {
       principal,
       workspaces: resolved.workspaces,
@@ -376,6 +399,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         searchFetch,
         origin,
         needs,
+        askRoots,
         report: (outcome) => {
           toolOutcome = outcome;
         },

@@ -1,7 +1,8 @@
 import type { CallToolResult } from "@loadout/workers";
-import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
+import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
 import type { ActionContext } from "../services/context";
@@ -60,6 +61,8 @@ export interface ServerOptions {
   needs?: { tool: string } | "extension" | "all";
   /** Told what became of a tool call, so the activity log need not read the answer again. */
   report?: (outcome: ToolOutcome) => void;
+  /** Answer a tool call with a request for the client's roots (its project) instead. */
+  askRoots?: boolean;
   /**
    * Upstream tools to serve (the listing, or the one tool a call names), and how to call one. A
    * single-server URL serves only these.
@@ -104,7 +107,8 @@ function outcomeOfResult(result: ToolResult): ToolOutcome {
 }
 
 /** `server.registerTool`, with each call's outcome reported. */
-function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): McpServer["registerTool"] {
+function trackedRegistrar(server: McpServer, options: ServerOptions): McpServer["registerTool"] {
+  const { report, askRoots } = options;
   const register = server.registerTool.bind(server) as (
     name: string,
     config: unknown,
@@ -112,6 +116,10 @@ function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): M
   ) => unknown;
   return ((name: string, config: unknown, cb: (...args: unknown[]) => Promise<ToolResult>) =>
     register(name, config, async (...args: unknown[]) => {
+      if (askRoots)
+        return inputRequired({
+          inputRequests: { [ROOTS_INPUT_KEY]: inputRequired.listRoots() },
+        }) as unknown as ToolResult;
       const result = await cb(...args);
       report?.(outcomeOfResult(result));
       return result;
@@ -126,7 +134,7 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     capabilities: { tools: { listChanged: false } },
     ...(instructions ? { instructions } : {}),
   });
-  const registerTool = trackedRegistrar(server, options.report);
+  const registerTool = trackedRegistrar(server, options);
   const upstream = options.upstream;
   for (const tool of upstream?.tools ?? []) {
     registerTool(

@@ -1,4 +1,4 @@
-import { type Database, memberships, skills } from "@loadout/db";
+import { type Database, mcpServers, memberships, skills } from "@loadout/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
 import type { WorkspaceView } from "../../schemas/workspaces";
@@ -132,4 +132,15 @@ export async function resolveAddress(db: Database, session: McpSession, address:
     message: `There is no skill or persona "${address}" in this session.`,
     candidates: all.map((i) => i.address).slice(0, 50),
   };
+}
+
+/** Whether any enabled skill, persona or server of these workspaces is scoped to projects. */
+export async function hasProjectScopedItems(db: Database, workspaceIds: string[]): Promise<boolean> {
+  if (workspaceIds.length === 0) return false;
+  const rows = await db.execute(sql`
+    select 1 from ${skills} where ${inArray(skills.workspaceId, workspaceIds)} and ${skills.enabled} and ${skills.scopeMode} = 'projects'
+    union all
+    select 1 from ${mcpServers} where ${inArray(mcpServers.workspaceId, workspaceIds)} and ${mcpServers.enabled} and ${mcpServers.scopeMode} = 'projects'
+    limit 1`);
+  return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).length > 0;
 }
