@@ -25,6 +25,8 @@ interface Definition {
   updatedAt: number;
   inputSchema: Record<string, unknown>;
   annotations: Record<string, unknown>;
+  /** Roughly what it holds in memory: its JSON length. */
+  size: number;
 }
 
 /**
@@ -35,7 +37,9 @@ interface Definition {
  */
 export class DefinitionCache {
   private readonly entries = new Map<string, Definition>();
-  constructor(private readonly capacity = 50_000) {}
+  private bytes = 0;
+  /** At most this many characters of JSON are kept; the least recently stored go first. */
+  constructor(private readonly budget = 64 * 1024 * 1024) {}
 
   private key(row: Pick<LightToolRow, "serverId" | "name">) {
     return `${row.serverId}\u0000${row.name}`;
@@ -60,7 +64,13 @@ export class DefinitionCache {
             inArray(mcpServerTools.name, [...new Set(missing.map((r) => r.name))]),
           ),
         );
-      for (const f of fetched) this.set(this.key(f), { ...f, updatedAt: f.updatedAt.getTime() });
+      for (const f of fetched)
+        this.set(this.key(f), {
+          inputSchema: f.inputSchema,
+          annotations: f.annotations,
+          updatedAt: f.updatedAt.getTime(),
+          size: JSON.stringify(f.inputSchema).length + JSON.stringify(f.annotations).length + 64,
+        });
     }
     return rows.flatMap((row) => {
       const definition = this.entries.get(this.key(row));
@@ -71,11 +81,14 @@ export class DefinitionCache {
   }
 
   private set(key: string, value: Definition) {
+    this.bytes -= this.entries.get(key)?.size ?? 0;
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.bytes += value.size;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.budget || oldest === key) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.size;
     }
   }
 }
