@@ -398,6 +398,37 @@ describe("a misbehaving upstream", () => {
   });
 });
 
+describe("ceilings", () => {
+  it("serves at most 16 active servers to a session, skipping the newest and logging it", async () => {
+    const other = await signUpAccount(server.url, "many-servers@example.com");
+    const otherToken = (await other.token(["mcp"])).secret;
+    const mcpServers = Object.fromEntries(
+      Array.from({ length: 17 }, (_, i) => [`many-${String(i).padStart(2, "0")}`, { url: stateless.url }]),
+    );
+    const imported = await other.rest("/v1/workspaces/me/servers/import", {
+      method: "POST",
+      body: { text: JSON.stringify({ mcpServers }) },
+    });
+    expect(imported.body.imported).toHaveLength(17);
+    const client = new Client({ name: "cap-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${otherToken}` } },
+      }),
+    );
+    await names(client);
+    for (const slug of Object.keys(mcpServers))
+      await other.rest(`/v1/workspaces/me/servers/${slug}/tools/approve`, { method: "POST", body: {} });
+    const listed = await names(client);
+    const servers = new Set(listed.filter((n) => n.startsWith("many-")).map((n) => n.split("_")[0]));
+    expect(servers.size).toBe(16);
+    expect(servers.has("many-16")).toBe(false);
+    expect((await other.rest("/v1/workspaces/me/servers/many-16")).body.toolsFetchedAt).toBeNull();
+    expect(server.logs.some((l) => String(l.msg).includes("over the per-session cap"))).toBe(true);
+    await client.close();
+  });
+});
+
 describe("secrets and failures", () => {
   it("never returns or logs a header value", async () => {
     const view = await account.rest("/v1/workspaces/me/servers/tracker");

@@ -46,7 +46,7 @@ const list = defineRoute(
           servers: z.array(ServerSchema),
           limits: z.object({
             serversPerSession: z.number().int().openapi({
-              description: "Active servers a session serves; the rest are skipped (oldest first are kept).",
+              description: "Active servers a session serves: the earliest added (then by slug); the rest are skipped.",
             }),
             toolsPerServer: z.number().int(),
           }),

@@ -124,7 +124,7 @@ export async function proxiedCatalog(
           ...(single ? [eq(mcpServers.slug, single.slug)] : []),
         ),
       )
-      .orderBy(asc(mcpServers.createdAt), asc(mcpServers.id))
+      .orderBy(asc(mcpServers.createdAt), asc(mcpServers.slug))
   ).filter((s) => active(s, session.project));
   const servers = candidates.slice(0, MAX_SERVERS_PER_SESSION);
   if (candidates.length > servers.length)
