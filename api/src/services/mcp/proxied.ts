@@ -1,10 +1,11 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
 import type { CallToolResult } from "@loadout/workers";
 import { UpstreamUnavailable } from "@loadout/workers";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import type { Logger } from "../../logger";
+import { prepared } from "../prepared";
 import { catalogStamp } from "../servers/catalog-version";
 import { lightToolColumns } from "../servers/definitions";
 import {
@@ -179,23 +180,49 @@ export async function findProxiedTool(
 ): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return null;
-  const rows = await db
-    .select({ server: mcpServers, tool: lightToolColumns })
-    .from(mcpServerTools)
-    .innerJoin(mcpServers, eq(mcpServers.id, mcpServerTools.serverId))
-    .where(
-      and(
-        inArray(mcpServerTools.workspaceId, ids),
-        single
-          ? and(eq(mcpServers.slug, single.slug), eq(mcpServerTools.name, name))
-          : eq(mcpServerTools.exposedName, name),
-      ),
-    )
-    .limit(1);
+  // Prepared: this runs on every proxied call, and building the query costs more than running it.
+  const rows = single
+    ? await prepared(db, "proxied_tool_single", (d) =>
+        d
+          .select({ server: mcpServers, tool: lightToolColumns })
+          .from(mcpServerTools)
+          .innerJoin(mcpServers, eq(mcpServers.id, mcpServerTools.serverId))
+          .where(
+            and(
+              eq(mcpServerTools.workspaceId, sql.placeholder("workspace")),
+              eq(mcpServers.slug, sql.placeholder("slug")),
+              eq(mcpServerTools.name, sql.placeholder("name")),
+            ),
+          )
+          .limit(1)
+          .prepare("proxied_tool_single"),
+      ).execute({ workspace: single.workspaceId, slug: single.slug, name })
+    : await prepared(db, "proxied_tool_by_name", (d) =>
+        d
+          .select({ server: mcpServers, tool: lightToolColumns })
+          .from(mcpServerTools)
+          .innerJoin(mcpServers, eq(mcpServers.id, mcpServerTools.serverId))
+          .where(
+            and(
+              sql`${mcpServerTools.workspaceId} = any(${sql.placeholder("workspaces")}::text[])`,
+              eq(mcpServerTools.exposedName, sql.placeholder("name")),
+            ),
+          )
+          .limit(1)
+          .prepare("proxied_tool_by_name"),
+      ).execute({ workspaces: textArrayLiteral(ids), name });
   const found = rows[0];
   if (!found) return null;
   const [tool] = await deps.definitions.complete(db, [found.tool]);
   return tool ? { server: found.server, tool } : null;
+}
+
+/**
+ * A Postgres text[] literal: postgres.js (without type fetching) and PGlite both take an array
+ * parameter reliably in this form.
+ */
+function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
