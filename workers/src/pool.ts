@@ -117,7 +117,7 @@ export class UpstreamPool {
     for (const other of [...this.connections.keys()]) if (other.startsWith(`${target.id}#`)) this.dropKey(other);
     const opening = this.open(target).catch((error: unknown) => {
       this.connections.delete(key);
-      throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(messageOf(error));
+      throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(describeConnectError(error));
     });
     this.connections.set(key, opening);
     this.evict();
@@ -299,6 +299,41 @@ export class UpstreamPool {
     this.sweeper = undefined;
     for (const key of [...this.connections.keys()]) this.dropKey(key);
   }
+}
+
+/** What a failed connection means for the user, with what to do about it. */
+export function describeConnectError(error: unknown): string {
+  if (error instanceof SdkHttpError) {
+    const hints: Record<number, string> = {
+      401: "the server wants authorization: add its token as a header, such as Authorization: Bearer …",
+      403: "the server refused access: check that the token in the headers may use it",
+      404: "nothing answers at this URL: check the path (often /mcp, or /sse for older servers)",
+      405: "this URL does not accept MCP requests: check the path (often /mcp, or /sse for older servers)",
+    };
+    const hint = hints[error.status];
+    if (hint) return `HTTP ${error.status}: ${hint}`;
+    return `HTTP ${error.status}: ${messageOf(error)}`;
+  }
+  // The code of the first error in the cause chain that has one (the SDK wraps fetch's TypeError,
+  // which wraps the socket error).
+  let code: unknown;
+  let innermost: unknown = error;
+  for (let e: unknown = error, depth = 0; e && depth < 6 && code === undefined; depth++) {
+    innermost = e;
+    code = (e as { code?: unknown }).code;
+    if (
+      typeof code !== "string" ||
+      !/^(E[A-Z]+|CERT_[A-Z_]+|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_[A-Z_]+)$/.test(code)
+    )
+      code = undefined;
+    e = (e as { cause?: unknown }).cause ?? (e as { data?: { cause?: unknown } }).data?.cause;
+  }
+  if (code === "ECONNREFUSED") return "the connection was refused: is the server running, and is the port right?";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve: check the URL";
+  if (code === "ECONNRESET") return "the server closed the connection during the handshake";
+  if ((typeof code === "string" && code.startsWith("CERT_")) || code === "DEPTH_ZERO_SELF_SIGNED_CERT")
+    return `the server's TLS certificate is not valid (${code})`;
+  return innermost === error ? messageOf(error) : `${messageOf(error)} (${messageOf(innermost)})`;
 }
 
 function capped(tools: UpstreamTool[]): { tools: UpstreamTool[]; truncated: boolean } {
