@@ -17,7 +17,11 @@ export const ServerSchema = z
     slug: z.string(),
     label: z.string(),
     description: z.string(),
-    url: z.string(),
+    url: z.string().openapi({ description: "The URL, with secret query values and path segments masked." }),
+    urlMasked: z.boolean().openapi({
+      description:
+        "The URL holds a secret, stored sealed: send the shown URL back unchanged to keep it, or the whole new URL.",
+    }),
     transport: z.enum(["streamable-http", "sse"]),
     headers: z
       .record(z.string(), z.string())

@@ -15,7 +15,10 @@ export const mcpServers = pgTable(
     slug: text("slug").notNull(),
     label: text("label").notNull(),
     description: text("description").notNull().default(""),
+    /** The URL as shown, audited and logged: secret query values and path segments masked. */
     url: text("url").notNull(),
+    /** The real URL, sealed, when it differs from the shown one (it holds a secret). */
+    urlSealed: text("url_sealed"),
     transport: text("transport", { enum: ["streamable-http", "sse"] }).notNull(),
     /** Header name → sealed value. */
     headers: jsonb("headers").$type<Record<string, string>>().notNull().default({}),

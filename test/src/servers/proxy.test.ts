@@ -436,6 +436,21 @@ describe("secrets and failures", () => {
     expect(JSON.stringify(server.logs)).not.toContain("upstream-secret-value-123");
   });
 
+  it("keeps a secret in the URL sealed: shown masked, used whole, kept when the shown URL comes back", async () => {
+    const secretUrl = `${stateless.url}?api_key=sekret-value-999`;
+    await importServer("keyed", secretUrl);
+    const view = await account.rest("/v1/workspaces/me/servers/keyed");
+    expect(view.body).toMatchObject({ url: `${stateless.url}?api_key=••••`, urlMasked: true });
+    const tested = await account.rest("/v1/workspaces/me/servers/keyed/test", { method: "POST" });
+    expect(tested.body.error).toBeNull();
+    const kept = await patchServer("keyed", { url: view.body.url, label: "Keyed" });
+    expect(kept).toMatchObject({ status: "ok", urlMasked: true });
+    const replaced = await patchServer("keyed", { url: stateless.url });
+    expect(replaced).toMatchObject({ status: "unknown", urlMasked: false, url: stateless.url });
+    expect(JSON.stringify(server.logs)).not.toContain("sekret-value-999");
+    expect(JSON.stringify([view.body, tested.body, kept])).not.toContain("sekret-value-999");
+  });
+
   it("marks an unreachable server failed on first use and does not connect again until it is edited", async () => {
     await importServer("gone", "http://127.0.0.1:9/mcp");
     const client = await connect();

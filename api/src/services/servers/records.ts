@@ -5,13 +5,14 @@ import { activationState, normalizeScope, parseScope } from "../../domain/activa
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { parseMcpImport, placeholdersIn } from "../../domain/servers/mcp-import";
 import { serverSlugProblem } from "../../domain/servers/tool-names";
+import { maskUrlSecrets } from "../../domain/servers/url-secrets";
 import { AppError, notFound } from "../../errors";
 import type { ServerView, UpdateServerInput } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
 import { bumpCatalog } from "./catalog-version";
-import { headerAd, type ServerDeps } from "./upstreams";
+import { headerAd, type ServerDeps, urlAd } from "./upstreams";
 
 export { headerAd, type ServerDeps } from "./upstreams";
 
@@ -33,6 +34,7 @@ export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
     label: row.label,
     description: row.description,
     url: row.url,
+    urlMasked: row.urlSealed !== null,
     transport: row.transport,
     headers,
     placeholders,
@@ -116,7 +118,8 @@ export async function importServers({
           slug,
           label: server.name,
           description: "",
-          url: server.url,
+          url: maskUrlSecrets(server.url),
+          urlSealed: maskUrlSecrets(server.url) === server.url ? null : await deps.box.seal(server.url, urlAd(id)),
           transport: server.transport,
           headers: await seal(deps.box, id, server.headers),
           enabled: server.enabled,
@@ -173,6 +176,15 @@ export async function listServers({
   return Promise.all(rows.map((r) => viewOf(r, deps.box)));
 }
 
+async function shownUrl(ctx: ActionContext, workspaceId: string, slug: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ url: mcpServers.url })
+    .from(mcpServers)
+    .where(and(eq(mcpServers.workspaceId, workspaceId), eq(mcpServers.slug, slug)))
+    .limit(1);
+  return row?.url ?? null;
+}
+
 export async function findServer(db: Database, workspaceId: string, slug: string, forUpdate = false): Promise<Row> {
   const query = db
     .select()
@@ -217,8 +229,11 @@ export async function updateServer({
   deps: ServerDeps;
 }): Promise<ServerView> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
-  if (input.url !== undefined) {
-    const problem = upstreamUrlProblem(input.url, { allowLoopback: deps.allowLoopback });
+  // The shown URL sent back unchanged (its secrets masked) keeps the sealed one.
+  const newUrl =
+    input.url !== undefined && input.url !== (await shownUrl(ctx, workspace.id, slug)) ? input.url : undefined;
+  if (newUrl !== undefined) {
+    const problem = upstreamUrlProblem(newUrl, { allowLoopback: deps.allowLoopback });
     if (problem)
       throw new AppError("invalid_request", `url: ${problem}`, { details: [{ path: "url", message: problem }] });
   }
@@ -246,7 +261,7 @@ export async function updateServer({
       else headers[name] = await deps.box.seal(value, headerAd(current.id, name));
     }
     const identityChanged =
-      (input.url !== undefined && input.url !== current.url) ||
+      newUrl !== undefined ||
       (input.transport !== undefined && input.transport !== current.transport) ||
       input.headers !== undefined;
     const normalized = scope ? normalizeScope(scope) : undefined;
@@ -255,7 +270,12 @@ export async function updateServer({
       .set({
         label: input.label ?? current.label,
         description: input.description ?? current.description,
-        url: input.url ?? current.url,
+        ...(newUrl !== undefined
+          ? {
+              url: maskUrlSecrets(newUrl),
+              urlSealed: maskUrlSecrets(newUrl) === newUrl ? null : await deps.box.seal(newUrl, urlAd(current.id)),
+            }
+          : {}),
         transport: input.transport ?? current.transport,
         headers,
         enabled: input.enabled ?? current.enabled,

@@ -10,6 +10,7 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { SecretBox } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
+import { urlSecretValues } from "../../domain/servers/url-secrets";
 import type { ProxiedTool } from "../mcp/proxied";
 import { bumpCatalog } from "./catalog-version";
 import type { CatalogCache, DefinitionCache } from "./definitions";
@@ -31,6 +32,8 @@ export interface ServerDeps {
 
 /** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
 export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
+/** Binds a sealed URL to its server. */
+export const urlAd = (serverId: string) => `${serverId}:url`;
 
 /** The SSRF-guarded fetch for upstreams: https only, public addresses only, each redirect checked. */
 export function upstreamFetch(
@@ -57,7 +60,7 @@ export async function targetOf(row: ServerRow, box: SecretBox): Promise<Upstream
     id: row.id,
     generation: row.generation,
     name: row.slug,
-    url: row.url,
+    url: row.urlSealed ? await box.open(row.urlSealed, urlAd(row.id)) : row.url,
     transport: row.transport,
     headers,
     callTimeoutMs: row.callTimeoutMs,
@@ -69,6 +72,7 @@ export function safeMessage(error: unknown, target: UpstreamTarget): string {
   let message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
   for (const value of Object.values(target.headers))
     if (value.length >= 8) message = message.split(value).join("[secret]");
+  for (const value of urlSecretValues(target.url)) message = message.split(value).join("[secret]");
   return message;
 }
 

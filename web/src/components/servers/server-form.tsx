@@ -102,7 +102,11 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
         autoComplete="off"
         value={draft.url}
         onChange={(event) => set("url", event.target.value)}
-        hint="https only. Changing it drops the connection and the cached tool list."
+        hint={
+          server.urlMasked
+            ? "It holds a secret, shown as ••••. Leave it as it is to keep it; to change the URL, paste it whole. Changing it drops the connection and the cached tool list."
+            : "https only. Changing it drops the connection and the cached tool list."
+        }
         error={errors.url}
       />
       <fieldset className="fieldset">
