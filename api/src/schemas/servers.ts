@@ -43,6 +43,9 @@ export const ServerSchema = z
     toolsTruncated: z
       .boolean()
       .openapi({ description: "The server offers more than 64 tools; the rest are not served." }),
+    tools: z
+      .object({ total: z.number().int(), pending: z.number().int() })
+      .openapi({ description: "Tools cached, and how many wait for review (new or changed)." }),
     revision: z.number().int(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -102,6 +102,7 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const listed = await names(client);
     expect(stateless.requests()).toBeGreaterThan(before);
     expect(listed.filter((n) => n.startsWith("tracker_"))).toEqual([]);
+    expect((await account.rest("/v1/workspaces/me/servers/tracker")).body.tools).toEqual({ total: 4, pending: 4 });
     const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
     expect(tools.body.tools.map((t: { exposedName: string; pin: string }) => [t.exposedName, t.pin])).toEqual([
       ["tracker_issues", "new"],
@@ -120,6 +121,11 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
   it("serves approved tools with the upstream's annotations, and a second session costs nothing upstream", async () => {
     const approved = await approveAll("tracker");
     expect(approved.tools.every((t: { pin: string }) => t.pin === "approved")).toBe(true);
+    const listed = await account.rest("/v1/workspaces/me/servers");
+    expect(listed.body.servers.find((s: { slug: string }) => s.slug === "tracker").tools).toEqual({
+      total: 4,
+      pending: 0,
+    });
     const before = stateless.requests();
     const client = await connect();
     const { tools } = await client.listTools({}, { cacheMode: "refresh" } as never);

@@ -1,5 +1,5 @@
-import { type Database, mcpServers, newId } from "@loadout/db";
-import { and, asc, eq } from "drizzle-orm";
+import { type Database, mcpServers, mcpServerTools, newId } from "@loadout/db";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { maskSecret, type SecretBox } from "../../auth/secret-box";
 import { activationState, normalizeScope, parseScope } from "../../domain/activation";
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
@@ -18,7 +18,34 @@ export { headerAd, type ServerDeps } from "./upstreams";
 
 type Row = typeof mcpServers.$inferSelect;
 
-export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
+export interface ToolCounts {
+  total: number;
+  /** New or changed tools waiting for the user's review. */
+  pending: number;
+}
+
+/** How many tools each server has cached, and how many wait for review. */
+export async function toolCounts(db: Database, serverIds: string[]): Promise<Map<string, ToolCounts>> {
+  const counts = new Map<string, ToolCounts>();
+  if (serverIds.length === 0) return counts;
+  const rows = await db
+    .select({
+      serverId: mcpServerTools.serverId,
+      total: sql<number>`count(*)::int`,
+      pending: sql<number>`(count(*) filter (where ${mcpServerTools.approvedHash} is distinct from ${mcpServerTools.hash}))::int`,
+    })
+    .from(mcpServerTools)
+    .where(inArray(mcpServerTools.serverId, serverIds))
+    .groupBy(mcpServerTools.serverId);
+  for (const r of rows) counts.set(r.serverId, { total: Number(r.total), pending: Number(r.pending) });
+  return counts;
+}
+
+export async function viewOf(
+  row: Row,
+  box: SecretBox,
+  counts: ToolCounts = { total: 0, pending: 0 },
+): Promise<ServerView> {
   const headers: Record<string, string> = {};
   const placeholders: { header: string; placeholder: string }[] = [];
   for (const [name, sealed] of Object.entries(row.headers)) {
@@ -47,6 +74,7 @@ export async function viewOf(row: Row, box: SecretBox): Promise<ServerView> {
     checkedAt: row.checkedAt?.toISOString() ?? null,
     toolsFetchedAt: row.toolsFetchedAt?.toISOString() ?? null,
     toolsTruncated: row.toolsTruncated,
+    tools: counts,
     revision: row.revision,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -173,7 +201,11 @@ export async function listServers({
     .from(mcpServers)
     .where(eq(mcpServers.workspaceId, workspace.id))
     .orderBy(asc(mcpServers.slug));
-  return Promise.all(rows.map((r) => viewOf(r, deps.box)));
+  const counts = await toolCounts(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
+  return Promise.all(rows.map((r) => viewOf(r, deps.box, counts.get(r.id))));
 }
 
 async function shownUrl(ctx: ActionContext, workspaceId: string, slug: string): Promise<string | null> {
@@ -208,7 +240,8 @@ export async function getServer({
   deps: ServerDeps;
 }): Promise<ServerView> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
-  return viewOf(await findServer(ctx.db, workspace.id, slug), deps.box);
+  const row = await findServer(ctx.db, workspace.id, slug);
+  return viewOf(row, deps.box, (await toolCounts(ctx.db, [row.id])).get(row.id));
 }
 
 /**
@@ -308,7 +341,7 @@ export async function updateServer({
   });
   if (!row) throw notFound(`Server "${slug}"`);
   if (row.generation !== generationBefore) deps.pool?.drop(row.id);
-  return viewOf(row, deps.box);
+  return viewOf(row, deps.box, (await toolCounts(ctx.db, [row.id])).get(row.id));
 }
 
 export async function removeServer({

@@ -3,7 +3,7 @@ import type { ServerToolsView, ServerView } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
-import { findServer, viewOf } from "./records";
+import { findServer, toolCounts, viewOf } from "./records";
 import { toolRows, toolsView } from "./tools";
 import { refreshTools, type ServerDeps } from "./upstreams";
 
@@ -46,7 +46,7 @@ export async function testServer({
   });
   const updated = await findServer(ctx.db, workspace.id, slug);
   return {
-    server: await viewOf(updated, deps.box),
+    server: await viewOf(updated, deps.box, (await toolCounts(ctx.db, [updated.id])).get(updated.id)),
     tools: toolsView(updated, stored?.rows ?? (await toolRows(ctx, updated)), stored?.refused ?? []),
     error,
   };

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { DataTable } from "@/components/data-table";
-import { formatDateTime, formatRelative } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { serverHref } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
 import { ServerState } from "./server-state";
@@ -38,9 +38,18 @@ function ServerRow({ server, onChange }: { server: Server; onChange: (server: Se
       </td>
       <td data-label="Tools" className="nowrap muted server-tools">
         {server.toolsFetchedAt ? (
-          <span title={formatDateTime(server.toolsFetchedAt)}>listed {formatRelative(server.toolsFetchedAt)}</span>
+          <span title={`Listed ${formatDateTime(server.toolsFetchedAt)}`}>
+            {server.tools.total} {server.tools.total === 1 ? "tool" : "tools"}
+          </span>
         ) : (
           "not listed yet"
+        )}
+        {server.tools.pending > 0 && (
+          <div>
+            <span className="chip chip-warning" title="New or changed tools are withheld until you approve them">
+              {server.tools.pending} to review
+            </span>
+          </div>
         )}
         {server.toolsTruncated && (
           <div>
