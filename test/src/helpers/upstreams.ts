@@ -35,6 +35,8 @@ export interface StatelessUpstream {
   url: string;
   /** HTTP requests received, of any method and path. */
   requests(): number;
+  /** Every Authorization header value received, in order (to prove what the proxy forwards). */
+  authorizations(): string[];
   /** How many times the tool's handler ran. */
   calls(tool: string): number;
   /** The live issue list: `create` appends, `close` flips `state`. */
@@ -186,8 +188,10 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   );
 
   let requests = 0;
+  const authorizations: string[] = [];
   const http = createServer((req, res) => {
     requests++;
+    if (req.headers.authorization) authorizations.push(req.headers.authorization);
     readBody(req)
       .then((body) => forward(handler, req, res, body, undefined))
       .catch(() => res.destroy());
@@ -196,6 +200,7 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   return {
     url,
     requests: () => requests,
+    authorizations: () => [...authorizations],
     calls: (tool) => counts.get(tool) ?? 0,
     issues,
     addTool(name) {

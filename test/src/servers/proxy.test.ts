@@ -436,6 +436,14 @@ describe("ceilings", () => {
 });
 
 describe("secrets and failures", () => {
+  it("sends the upstream its own configured header, never the caller's Loadout token", async () => {
+    const seen = stateless.authorizations();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.some((value) => value.includes(token))).toBe(false);
+    expect(seen.some((value) => value.includes("lo_"))).toBe(false);
+    expect(seen).toContain("Bearer upstream-secret-value-123");
+  });
+
   it("never returns or logs a header value", async () => {
     const view = await account.rest("/v1/workspaces/me/servers/tracker");
     expect(JSON.stringify(view.body)).not.toContain("upstream-secret-value-123");
