@@ -225,6 +225,13 @@ function textArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 }
 
+/** What a proxied call carries besides its arguments: the time, and the client's cancellation and progress. */
+export interface ProxiedCallOptions {
+  now: Date;
+  signal?: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
 /**
@@ -239,11 +246,7 @@ export async function callProxiedTool(
   found: { server: ServerRow; tool: ServerToolRow },
   name: string,
   args: Record<string, unknown> | undefined,
-  options: {
-    now: Date;
-    signal?: AbortSignal;
-    onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  },
+  options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
   const { server, tool } = found;
   const withheld = withheldBecause(server, tool, session);
@@ -265,11 +268,7 @@ export async function forward(
   deps: ServerDeps,
   { server, tool }: { server: ServerRow; tool: ServerToolRow },
   args: Record<string, unknown> | undefined,
-  options: {
-    now: Date;
-    signal?: AbortSignal;
-    onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  },
+  options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
   if (!deps.pool) return refusal("This deployment cannot reach remote MCP servers yet.");
   if (server.status === "failed")
