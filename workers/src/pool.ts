@@ -57,6 +57,14 @@ export interface CallOptions {
    * own, whatever the layers before it decided. Null in agent mode.
    */
   planSafeActions: readonly string[] | null;
+  /**
+   * The caller speaks 2026-07-28 and can answer an upstream's input request (an elicitation, say):
+   * an `input_required` result is then handed back as it is, and its retry carries these.
+   */
+  inputRequired?: {
+    inputResponses?: Record<string, unknown>;
+    requestState?: string;
+  } | null;
 }
 
 /** The upstream could not be reached or refused the handshake: no call was sent. */
@@ -135,6 +143,12 @@ export class UpstreamPool {
         { name: "loadout", version: "0.1.0" },
         {
           versionNegotiation: { mode: "auto" },
+          // Input an upstream asks for comes from the agent's own client, passed through; the
+          // proxy has nobody to ask itself.
+          inputRequired: { autoFulfill: false },
+          // Declared so that an upstream may ask (a confirmation, a URL to open); the request
+          // reaches the agent's client when its revision can carry it, else the call says why not.
+          capabilities: { elicitation: { form: {}, url: {} } },
           listChanged: {
             tools: {
               onChanged: (error, tools) => {
@@ -266,11 +280,18 @@ export class UpstreamPool {
     const seconds = Math.round(target.callTimeoutMs / 1000);
     const unsure = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
     try {
+      const rounds = options.inputRequired;
       const result = await connection.client.callTool(
-        { name: tool, ...(args ? { arguments: args } : {}) },
+        {
+          name: tool,
+          ...(args ? { arguments: args } : {}),
+          ...(rounds?.inputResponses ? { inputResponses: rounds.inputResponses } : {}),
+          ...(rounds?.requestState !== undefined ? { requestState: rounds.requestState } : {}),
+        } as Parameters<Client["callTool"]>[0],
         {
           timeout: target.callTimeoutMs,
           maxTotalTimeout: target.callTimeoutMs,
+          ...(rounds ? { allowInputRequired: true } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.onProgress ? { onprogress: options.onProgress } : {}),
         },
@@ -281,6 +302,13 @@ export class UpstreamPool {
         // The server answered: a JSON-RPC error is its definite answer, and the connection is fine.
         return errorResult(`${target.name} answered with an error (${error.code}): ${messageOf(error)}`);
       }
+      if (
+        error instanceof SdkError &&
+        (error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded)
+      )
+        return errorResult(
+          `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
+        );
       this.drop(target.id);
       if (options.signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${unsure}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)

@@ -400,6 +400,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         origin,
         needs,
         askRoots,
+        // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
+        passInputRequests:
+          client?.era === "modern" && Boolean((capabilities as { elicitation?: unknown })?.elicitation),
         report: (outcome) => {
           toolOutcome = outcome;
         },

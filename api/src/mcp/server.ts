@@ -63,6 +63,8 @@ export interface ServerOptions {
   report?: (outcome: ToolOutcome) => void;
   /** Answer a tool call with a request for the client's roots (its project) instead. */
   askRoots?: boolean;
+  /** The client is on the 2026-07-28 revision and declared elicitation: upstream input requests pass through. */
+  passInputRequests?: boolean;
   /**
    * Upstream tools to serve (the listing, or the one tool a call names), and how to call one. A
    * single-server URL serves only these.
@@ -81,6 +83,8 @@ export interface ServerOptions {
 export interface UpstreamCallExtra {
   signal: AbortSignal;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** A 2026-07-28 request: the upstream's input requests pass through, and this retry's answers go back. */
+  inputRequired: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
 
 /**
@@ -148,8 +152,17 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
       async (args: unknown, extra: unknown) => {
         const mcpReq = (extra as { mcpReq: ServerContext["mcpReq"] }).mcpReq;
         const token = mcpReq._meta?.progressToken;
+        // Answers to Loadout's own input request (the roots) are not the upstream's business.
+        const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+        const requestState = mcpReq.requestState<string>();
         const result = await upstream?.call(tool, args as Record<string, unknown> | undefined, {
           signal: mcpReq.signal,
+          inputRequired: options.passInputRequests
+            ? {
+                ...(Object.keys(theirs).length ? { inputResponses: theirs } : {}),
+                ...(typeof requestState === "string" ? { requestState } : {}),
+              }
+            : null,
           ...(token !== undefined
             ? {
                 onProgress: (progress) =>

@@ -69,9 +69,9 @@ describe.each(ERAS)("stateless upstream, $era client", ({ mode, version }) => {
     expect(upstream.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
-  it("lists the four tools with titles, annotations and the action enum", async () => {
+  it("lists the five tools with titles, annotations and the action enum", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["echo", "image", "issues", "progress"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["confirm", "echo", "image", "issues", "progress"]);
     const issues = tools.find((t) => t.name === "issues");
     expect(issues?.title).toBe("Issues");
     expect(issues?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -6,7 +6,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler, type McpHttpHandler, McpServer } from "@modelcontextprotocol/server";
+import {
+  acceptedContent,
+  createMcpHandler,
+  inputRequired,
+  type McpHttpHandler,
+  McpServer,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 /** A 1×1 PNG, the content of the `image` tool. */
@@ -154,6 +160,27 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
             });
           }
           return text("done after 3 steps");
+        },
+      );
+      server.registerTool(
+        "confirm",
+        {
+          title: "Confirm",
+          description: "Asks the user to confirm (an elicitation, 2026-07-28 only), then says what was confirmed.",
+          inputSchema: z.object({ what: z.string() }),
+          annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        },
+        async ({ what }, ctx) => {
+          const confirmation = z.object({ confirm: z.boolean() });
+          const answer = acceptedContent(ctx.mcpReq.inputResponses, "confirm", confirmation);
+          if (!answer)
+            return inputRequired({
+              inputRequests: {
+                confirm: inputRequired.elicit({ message: `Confirm ${what}?`, requestedSchema: confirmation }),
+              },
+            });
+          count("confirm");
+          return text(answer.confirm ? `confirmed ${what}` : `declined ${what}`);
         },
       );
       server.registerTool(

@@ -102,12 +102,13 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const listed = await names(client);
     expect(stateless.requests()).toBeGreaterThan(before);
     expect(listed.filter((n) => n.startsWith("tracker_"))).toEqual([]);
-    expect((await account.rest("/v1/workspaces/me/servers/tracker")).body.tools).toEqual({ total: 4, pending: 4 });
+    expect((await account.rest("/v1/workspaces/me/servers/tracker")).body.tools).toEqual({ total: 5, pending: 5 });
     const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
     expect(tools.body.tools.map((t: { exposedName: string; pin: string }) => [t.exposedName, t.pin])).toEqual([
       ["tracker_issues", "new"],
       ["tracker_echo", "new"],
       ["tracker_progress", "new"],
+      ["tracker_confirm", "new"],
       ["tracker_image", "new"],
     ]);
     expect(tools.body.tools[0].actions).toEqual(["list", "get", "create", "close"]);
@@ -123,7 +124,7 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     expect(approved.tools.every((t: { pin: string }) => t.pin === "approved")).toBe(true);
     const listed = await account.rest("/v1/workspaces/me/servers");
     expect(listed.body.servers.find((s: { slug: string }) => s.slug === "tracker").tools).toEqual({
-      total: 4,
+      total: 5,
       pending: 0,
     });
     const before = stateless.requests();
@@ -167,6 +168,36 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     await client.close();
   });
 
+  it("passes an upstream's input request (an elicitation) through to a 2026-07-28 client, and the answer back", async () => {
+    const client = new Client(
+      { name: "eliciting", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" }, capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(String(request.params.message));
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    const result = await client.callTool({ name: "tracker_confirm", arguments: { what: "the release" } });
+    expect(textOf(result)).toBe("confirmed the release");
+    expect(asked).toEqual(["Confirm the release?"]);
+    expect(stateless.calls("confirm")).toBe(1);
+    await client.close();
+  });
+
+  it("tells a 2025-era client that the tool needs input its revision cannot carry", async () => {
+    const client = await connect({ era: "legacy" });
+    const result = await client.callTool({ name: "tracker_confirm", arguments: { what: "x" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/needs input from you to run confirm/);
+    await client.close();
+  });
+
   it("serves a 2025-era client too", async () => {
     const client = await connect({ era: "legacy" });
     const echoed = await client.callTool({ name: "tracker_echo", arguments: { text: "from 2025" } });
@@ -176,7 +207,7 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
 
   it("serves one server's tools unprefixed at /mcp/s/{ws}/{slug}, and nothing else", async () => {
     const client = await connect({ path: "/mcp/s/me/tracker" });
-    expect(await names(client)).toEqual(["echo", "image", "issues", "progress"]);
+    expect(await names(client)).toEqual(["confirm", "echo", "image", "issues", "progress"]);
     const echoed = await client.callTool({ name: "echo", arguments: { text: "single" } });
     expect(textOf(echoed)).toBe("single");
     await client.close();

@@ -230,6 +230,7 @@ export interface ProxiedCallOptions {
   now: Date;
   signal?: AbortSignal;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  inputRequired?: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
@@ -281,6 +282,7 @@ export async function forward(
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      inputRequired: options.inputRequired ?? null,
     });
     return boundResult(result as Parameters<typeof boundResult>[0]) as CallToolResult;
   } catch (error) {
