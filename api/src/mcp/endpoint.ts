@@ -385,7 +385,15 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     const builtIn = BUILT_IN_TOOL_NAMES as readonly string[];
     let upstreamTools: ProxiedTool[] = [];
     if (method === "tools/list") {
-      upstreamTools = await proxiedCatalog(ctx.db, session, serverDeps, c.get("deps").logger, ctx.now, single);
+      upstreamTools = await proxiedCatalog(
+        ctx.db,
+        session,
+        serverDeps,
+        c.get("deps").logger,
+        ctx.now,
+        single,
+        c.get("defer"),
+      );
     } else if (typeof needs === "object" && (single || !builtIn.includes(needs.tool))) {
       const found = await findProxiedTool(ctx.db, serverDeps, session, needs.tool, single);
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];

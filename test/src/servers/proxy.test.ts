@@ -3,7 +3,10 @@
  * sessionful 2025; a stateless 2026-07-28 server built with the SDK v2; a misbehaving one), the
  * real Node entry, and the official SDK clients at /mcp.
  */
+
+import { mcpServers, workspaces } from "@loadout/db";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -291,6 +294,32 @@ describe("tools/list_changed", () => {
     const tools = await account.rest("/v1/workspaces/me/servers/tracker/tools");
     expect(tools.body.tools.find((t: { name: string }) => t.name === "late_arrival").pin).toBe("new");
     expect(await names(client)).not.toContain("tracker_late_arrival");
+    await client.close();
+  });
+});
+
+describe("stale lists", () => {
+  it("refreshes a list older than an hour in the background after a listing", async () => {
+    const db = server.database.db;
+    const [row] = await db.select().from(mcpServers).where(eq(mcpServers.slug, "tracker"));
+    const old = new Date(Date.now() - 2 * 60 * 60_000);
+    await db
+      .update(mcpServers)
+      .set({ toolsFetchedAt: old })
+      .where(eq(mcpServers.id, row?.id ?? ""));
+    await db
+      .update(workspaces)
+      .set({ catalogVersion: sql`${workspaces.catalogVersion} + 1` })
+      .where(eq(workspaces.id, row?.workspaceId ?? ""));
+    const before = stateless.requests();
+    const client = await connect();
+    expect(await names(client)).toContain("tracker_echo");
+    await expect
+      .poll(async () => (await account.rest("/v1/workspaces/me/servers/tracker")).body.toolsFetchedAt, {
+        timeout: 5000,
+      })
+      .not.toBe(old.toISOString());
+    expect(stateless.requests()).toBeGreaterThan(before);
     await client.close();
   });
 });

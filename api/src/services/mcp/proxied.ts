@@ -105,6 +105,8 @@ export async function proxiedCatalog(
   logger: Logger,
   now: Date,
   single?: SingleServer,
+  /** Runs work after the response: here, refreshing lists older than TOOLS_STALE_AFTER_MS. */
+  defer?: (work: () => Promise<unknown>) => void,
 ): Promise<ProxiedTool[]> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return [];
@@ -113,7 +115,16 @@ export async function proxiedCatalog(
   const stamp = await catalogStamp(db, ids);
   const key = JSON.stringify([[...ids].sort(), session.project, session.mode, single?.slug ?? null]);
   const cached = deps.catalogs.get(key, stamp);
-  if (cached) return cached;
+  if (cached) {
+    refreshStale(
+      db,
+      deps,
+      now,
+      cached.map((t) => t.server),
+      defer,
+    );
+    return cached;
+  }
   const candidates = (
     await db
       .select()
@@ -137,6 +148,7 @@ export async function proxiedCatalog(
   if (firstUse.length && deps.pool) await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now)));
   const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
   if (serving.length === 0) return [];
+  refreshStale(db, deps, now, serving, defer);
   const light = await db
     .select(lightToolColumns)
     .from(mcpServerTools)
@@ -168,6 +180,56 @@ export async function proxiedCatalog(
   }
   deps.catalogs.set(key, stamp, result);
   return result;
+}
+
+/**
+ * How old a cached tool list may be before a listing refreshes it in the background. An upstream
+ * that changes its tools without announcing it is noticed within this time, and the change is
+ * then withheld until reviewed.
+ */
+export const TOOLS_STALE_AFTER_MS = 60 * 60_000;
+
+/** When this process last tried to refresh each server's list in the background. */
+const refreshTried = new Map<string, number>();
+
+/**
+ * Refreshes, after the response, the lists of these servers that are older than the limit. One
+ * instance claims each refresh (a conditional update of the fetch time), so a busy server is not
+ * asked by every session. A failure is logged and leaves the status alone: the list in hand stays
+ * good until a session fails to connect for a call.
+ */
+function refreshStale(
+  db: Database,
+  deps: ServerDeps,
+  now: Date,
+  servers: ServerRow[],
+  defer: ((work: () => Promise<unknown>) => void) | undefined,
+) {
+  if (!defer || !deps.pool) return;
+  for (const server of servers) {
+    const fetchedAt = server.toolsFetchedAt;
+    if (!fetchedAt || now.getTime() - fetchedAt.getTime() < TOOLS_STALE_AFTER_MS) continue;
+    // Tried here lately (a cached listing keeps the old time until the refresh lands): not again.
+    const tried = refreshTried.get(server.id);
+    if (tried !== undefined && now.getTime() - tried < TOOLS_STALE_AFTER_MS) continue;
+    refreshTried.set(server.id, now.getTime());
+    if (refreshTried.size > 10_000) refreshTried.clear();
+    defer(async () => {
+      const claimed = await db
+        .update(mcpServers)
+        .set({ toolsFetchedAt: now })
+        .where(
+          and(
+            eq(mcpServers.id, server.id),
+            eq(mcpServers.generation, server.generation),
+            eq(mcpServers.toolsFetchedAt, fetchedAt),
+          ),
+        )
+        .returning({ id: mcpServers.id });
+      if (claimed.length === 0) return;
+      await refreshTools(db, server, deps, now, { markFailures: false });
+    });
+  }
 }
 
 /** The tool a call names, looked up (never parsed from the name), with its server. */

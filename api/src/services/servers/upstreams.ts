@@ -170,7 +170,7 @@ export async function refreshTools(
   server: ServerRow,
   deps: ServerDeps,
   now: Date,
-  options: { fresh?: boolean } = {},
+  options: { fresh?: boolean; markFailures?: boolean } = {},
 ): Promise<{ stored: StoredTools | null; error: string | null }> {
   const pool = deps.pool;
   if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
@@ -182,7 +182,7 @@ export async function refreshTools(
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) throw error;
     const message = safeMessage(error, target);
-    await markFailed(db, server, message, now);
+    if (options.markFailures !== false) await markFailed(db, server, message, now);
     return { stored: null, error: message };
   }
 }
