@@ -10,12 +10,14 @@ import { registerAuth } from "./http/routes/auth";
 import { registerHealth } from "./http/routes/health";
 import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
+import { registerOAuthConsent } from "./http/routes/oauth";
 import { registerProjects } from "./http/routes/projects";
 import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { registerMcp } from "./mcp/endpoint";
+import { registerOAuth } from "./oauth/routes";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
 
@@ -49,6 +51,8 @@ export function createApp(deps: AppDeps) {
   registerServers(app, deps);
   registerMcpSettings(app);
   registerMcp(app);
+  registerOAuth(app);
+  registerOAuthConsent(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -1,6 +1,6 @@
 import type { OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
-import { createApp } from "./app";
+import { type AppDeps, createApp } from "./app";
 import { createPasswordHasher, nobleScrypt } from "./auth/password";
 import { memoryLogger } from "./logger";
 
@@ -16,7 +16,9 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database (PGlite, or Postgres when DATABASE_URL is set). */
-export async function createTestApp(options: { clock?: () => Date } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { clock?: () => Date; deps?: Partial<Omit<AppDeps, "database">> } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const logger = memoryLogger();
   const secretKey = "test-secret-key-0123456789abcdefghijklmnop";
@@ -28,6 +30,7 @@ export async function createTestApp(options: { clock?: () => Date } = {}): Promi
     secureCookies: false,
     clientAddress: (c) => c.req.header("x-test-address") ?? "127.0.0.1",
     ...(options.clock ? { clock: options.clock } : {}),
+    ...options.deps,
   });
   return { app, database, logs: logger.entries, secretKey, close: () => database.close() };
 }

@@ -35,6 +35,8 @@ export interface AppDeps {
   allowLoopbackUpstreams?: boolean;
   /** Resolves an upstream host to its addresses, for the SSRF guard (Node: the system resolver). */
   resolveHost?: (host: string) => Promise<string[]>;
+  /** The fetch under the SSRF guard for OAuth client metadata documents (tests substitute one; default: global fetch). */
+  clientMetadataFetch?: typeof fetch;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

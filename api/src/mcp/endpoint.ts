@@ -7,7 +7,8 @@ import { hasScope } from "../domain/scopes";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
-import { principalAndWorkspacesFromApiToken } from "../services/auth/resolve-principal";
+import { requestOrigin as originOf } from "../http/origin";
+import { principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, type McpSession } from "../services/mcp/catalog";
@@ -90,12 +91,6 @@ export function clientOf(
     };
   }
   return null;
-}
-
-function originOf(c: Context<AppEnv>): string {
-  const url = new URL(c.req.url);
-  const proto = c.req.header("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  return `${proto}://${c.req.header("host") ?? url.host}`;
 }
 
 /** A JSON-RPC error for failures before the MCP server is reached (auth, origin, bad headers). */
@@ -192,14 +187,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         c,
         new AppError(
           "unauthorized",
-          "This MCP endpoint needs a Loadout API token with the mcp scope: send `Authorization: Bearer lo_…`.",
+          "This MCP endpoint needs a Loadout API token with the mcp scope (`Authorization: Bearer lo_…`), or an OAuth access token from connecting the app.",
           { headers: { "WWW-Authenticate": challenge } },
         ),
       );
     }
-    let resolved: Awaited<ReturnType<typeof principalAndWorkspacesFromApiToken>>;
+    let resolved: ResolvedBearer;
     try {
-      resolved = await principalAndWorkspacesFromApiToken(c.get("db"), match[1], c.get("now"));
+      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"));
     } catch (error) {
       if (error instanceof AppError)
         return rpcError(
@@ -209,6 +204,19 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
           }),
         );
       throw error;
+    }
+    // An OAuth access token is bound to one MCP URL (RFC 8707); API tokens reach every endpoint.
+    if (resolved.audience !== null && resolved.audience !== `${origin}${c.req.path.replace(/\/$/, "")}`) {
+      return rpcError(
+        c,
+        new AppError(
+          "unauthorized",
+          `This access token was issued for ${resolved.audience}, not this URL. Connect the app to this URL.`,
+          {
+            headers: { "WWW-Authenticate": `${challenge}, error="invalid_token"` },
+          },
+        ),
+      );
     }
     const principal = resolved.principal;
     c.set("principal", principal);
@@ -245,10 +253,13 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         searchFetch: endpoint.searchFetch,
       };
     }
-    const mode = pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
+    const mode =
+      pinned?.mode ?? resolved.pins?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
-    const rawProject = pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
+    const rawProject = pinned
+      ? pinned.project
+      : (resolved.pins?.project ?? c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
     const project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;
