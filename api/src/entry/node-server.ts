@@ -38,7 +38,13 @@ export interface RunningServer {
 
 export async function startNodeServer(
   env: NodeEnv,
-  options: { database?: OpenedDatabase; logger?: Logger; serveConsole?: boolean } = {},
+  options: {
+    database?: OpenedDatabase;
+    logger?: Logger;
+    serveConsole?: boolean;
+    /** Tests only: the fetch under the SSRF guard for OAuth client metadata documents. */
+    clientMetadataFetch?: typeof fetch;
+  } = {},
 ): Promise<RunningServer> {
   const dataDir = path.resolve(env.LOADOUT_DATA_DIR);
   const secretKey = env.LOADOUT_SECRET_KEY ?? localSecretKey(dataDir);
@@ -71,6 +77,7 @@ export async function startNodeServer(
     allowLoopbackUpstreams: env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1",
     resolveHost: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
     ...(allowedHosts ? { allowedHosts } : {}),
+    ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,
