@@ -12,6 +12,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
+import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { startServerProcess } from "./server-process";
 import { benchSkills, type SkillsFigures } from "./skills";
 
@@ -23,6 +24,7 @@ interface Row {
   engine: string;
   skills?: SkillsFigures;
   mcp?: McpFigures;
+  oauth: OAuthFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -96,10 +98,12 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     const login = await loginTimings(server.url);
     // Before benchSkills: its 10,000 rows go into this user's workspace.
     const mcp = databaseUrl ? await benchMcp(server, databaseUrl, token, DURATION_S) : undefined;
+    const oauth = await benchOAuth(server);
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     return {
       engine,
       login,
+      oauth,
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
       rps: Math.round(result.requests.average),
@@ -180,6 +184,8 @@ if (skillsRow) {
 
 const mcpRow = rows.find((r) => r.mcp)?.mcp;
 if (mcpRow) printMcp(mcpRow);
+console.log("");
+for (const r of rows) printOAuth(r.engine, r.oauth);
 
 const hashes = [
   await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),
