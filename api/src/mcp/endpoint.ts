@@ -180,7 +180,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         return rpcError(c, new AppError("forbidden", `Origin ${sentOrigin} may not use this MCP endpoint.`));
     }
 
-    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${endpointId ? `/mcp/e/${endpointId}` : "/mcp"}"`;
+    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${endpointId ? `/mcp/e/${endpointId}` : "/mcp"}", scope="mcp"`;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
@@ -228,7 +228,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       return rpcError(
         c,
         new AppError("insufficient_scope", 'This token lacks the "mcp" scope. Create a token with it.', {
-          headers: { "WWW-Authenticate": `${challenge}, error="insufficient_scope", scope="mcp"` },
+          headers: { "WWW-Authenticate": `${challenge}, error="insufficient_scope"` },
         }),
       );
     }

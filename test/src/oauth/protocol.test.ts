@@ -6,7 +6,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { maybeSweepOAuth } from "@loadout/api/services/oauth/sweep";
 import { bearer, createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
+import { oauthAuthorizations, oauthTokens } from "@loadout/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ISSUER = "http://localhost";
@@ -474,5 +476,21 @@ describe("attacks, each refused with nothing issued", () => {
       }),
     });
     expect(await (await authorizeError({ client_id: tooBig })).text()).toMatch(/larger than 10 KB/);
+  });
+});
+
+describe("housekeeping", () => {
+  it("sweeps requests, codes and tokens a day past their expiry, and nothing younger", async () => {
+    const db = t.database.db;
+    const count = async () => ({
+      requests: (await db.select().from(oauthAuthorizations)).length,
+      tokens: (await db.select().from(oauthTokens)).length,
+    });
+    const before = await count();
+    expect(before.requests).toBeGreaterThan(0);
+    await maybeSweepOAuth(db, new Date(now.getTime() + 3600_000), 1);
+    expect(await count()).toEqual(before);
+    await maybeSweepOAuth(db, new Date(now.getTime() + 32 * 86_400_000), 1);
+    expect(await count()).toEqual({ requests: 0, tokens: 0 });
   });
 });

@@ -19,6 +19,7 @@ import type { ActionContext, AnonymousContext } from "../context";
 import { personalWorkspaceId, resolveWorkspace } from "../workspaces/access";
 import { clientDomain, findClient } from "./clients";
 import type { OAuthDeps } from "./deps";
+import { maybeSweepOAuth } from "./sweep";
 
 export type AuthorizeOutcome =
   /** The request cannot be trusted to redirect (unknown client, unregistered redirect URI): show the error. */
@@ -101,6 +102,7 @@ export async function startAuthorization({
     createdAt: ctx.now,
     expiresAt: new Date(ctx.now.getTime() + AUTHORIZATION_REQUEST_SECONDS * 1000),
   });
+  await maybeSweepOAuth(ctx.db, ctx.now);
   return { kind: "consent", id };
 }
 
