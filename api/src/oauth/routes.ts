@@ -98,9 +98,13 @@ export function registerOAuth(app: OpenAPIHono<AppEnv>) {
       params: c.req.query(),
       issuer: requestOrigin(c),
       deps: deps(c),
+      address: c.get("deps").clientAddress?.(c) ?? null,
     });
     c.header("Cache-Control", "no-store");
-    if (outcome.kind === "error") return c.html(errorPage(outcome.error), 400);
+    if (outcome.kind === "error") {
+      for (const [name, value] of Object.entries(outcome.error.headers)) c.header(name, value);
+      return c.html(errorPage(outcome.error), outcome.error.status === 429 ? 429 : 400);
+    }
     if (outcome.kind === "redirect") return c.redirect(outcome.location, 302);
     return c.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(outcome.id)}`, 302);
   });

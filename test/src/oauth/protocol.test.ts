@@ -44,7 +44,13 @@ function authorizeUrl(params: Record<string, string | undefined>) {
 /** authorize → consent (as the signed-in user, through the REST API the console page uses) → the redirect. */
 async function authorize(
   clientId: string,
-  options: { challenge?: string; redirectUri?: string; approve?: boolean } = {},
+  options: {
+    challenge?: string;
+    redirectUri?: string;
+    approve?: boolean;
+    resource?: string;
+    decision?: Record<string, unknown>;
+  } = {},
 ) {
   const { verifier, challenge } = pkce();
   const res = await t.app.request(
@@ -55,7 +61,7 @@ async function authorize(
       state: "state-123",
       code_challenge: options.challenge ?? challenge,
       code_challenge_method: "S256",
-      resource: RESOURCE,
+      resource: options.resource ?? RESOURCE,
       scope: "mcp",
     }),
   );
@@ -67,7 +73,7 @@ async function authorize(
   expect(view.status).toBe(200);
   const decided = await user.request(`/v1/oauth/requests/${id}/decision`, {
     method: "POST",
-    body: { approve: options.approve ?? true },
+    body: { approve: options.approve ?? true, ...options.decision },
   });
   expect(decided.status).toBe(200);
   const redirect = new URL(((await decided.json()) as { redirectTo: string }).redirectTo);
@@ -85,8 +91,9 @@ async function token(form: Record<string, string | undefined>) {
   return { status: res.status, body: (await res.json()) as Record<string, string>, headers: res.headers };
 }
 
-async function fullFlow(clientId: string) {
-  const { redirect, verifier } = await authorize(clientId);
+async function fullFlow(clientId: string, options: Parameters<typeof authorize>[1] = {}) {
+  const resource = options.resource ?? RESOURCE;
+  const { redirect, verifier } = await authorize(clientId, options);
   const code = redirect.searchParams.get("code") ?? "";
   const issued = await token({
     grant_type: "authorization_code",
@@ -94,10 +101,30 @@ async function fullFlow(clientId: string) {
     redirect_uri: CALLBACK,
     client_id: clientId,
     code_verifier: verifier,
-    resource: RESOURCE,
+    resource,
   });
   expect(issued.status, JSON.stringify(issued.body)).toBe(200);
   return { code, verifier, tokens: issued.body };
+}
+
+async function skillNames(accessToken: string, path = "/mcp"): Promise<string> {
+  const res = await t.app.request(path, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "skills", arguments: { action: "list" } },
+    }),
+  });
+  expect(res.status).toBe(200);
+  return res.text();
 }
 
 function mcpList(accessToken: string, path = "/mcp") {
@@ -262,6 +289,75 @@ describe("the flow", () => {
     });
     expect(issued.status).toBe(200);
     expect((await mcpList(issued.body.access_token ?? "")).status).toBe(200);
+  });
+});
+
+describe("pins and resources", () => {
+  it("applies the consent's workspace and mode, as a saved endpoint does", async () => {
+    expect(
+      (await user.request("/v1/workspaces", { method: "POST", body: { slug: "pin-team", name: "Pin team" } })).status,
+    ).toBe(201);
+    for (const [ws, name] of [
+      ["me", "personal-only"],
+      ["pin-team", "team-skill"],
+    ] as const) {
+      const created = await user.request(`/v1/workspaces/${ws}/skills`, {
+        method: "POST",
+        body: { name, description: `The ${name} skill.`, instructions: "Hello." },
+      });
+      expect(created.status).toBe(201);
+    }
+    const clientId = String((await register()).body.client_id);
+    const open = await fullFlow(clientId);
+    const all = await skillNames(open.tokens.access_token ?? "");
+    expect(all).toContain("personal-only");
+    expect(all).toContain("team-skill");
+
+    const { tokens } = await fullFlow(clientId, { decision: { workspace: "pin-team", mode: "plan" } });
+    const listed = await skillNames(tokens.access_token ?? "");
+    expect(listed).toContain("team-skill");
+    expect(listed).not.toContain("personal-only");
+    const tools = await (await mcpList(tokens.access_token ?? "")).text();
+    expect(tools).toContain('"skills"');
+    expect(tools).not.toContain("skill_edit");
+    expect(await (await mcpList(open.tokens.access_token ?? "")).text()).toContain("skill_edit");
+    const apps = (await (await user.request("/v1/connected-apps")).json()) as { apps: Array<Record<string, unknown>> };
+    expect(apps.apps.find((a) => a.mode === "plan")).toMatchObject({ workspace: { slug: "pin-team" }, mode: "plan" });
+  });
+
+  it("binds a token to a saved endpoint's URL when that is the resource", async () => {
+    const endpoint = await user.request("/v1/endpoints", { method: "POST", body: { name: "Pinned" } });
+    expect(endpoint.status).toBe(201);
+    const id = String(((await endpoint.json()) as { id: string }).id);
+    expect(id).toMatch(/^mep_/);
+    const clientId = String((await register()).body.client_id);
+    const { tokens } = await fullFlow(clientId, { resource: `${ISSUER}/mcp/e/${id}` });
+    expect((await mcpList(tokens.access_token ?? "", `/mcp/e/${id}`)).status).toBe(200);
+    expect((await mcpList(tokens.access_token ?? "", "/mcp")).status).toBe(401);
+  });
+
+  it("lets only a console session answer a consent request, not an API token", async () => {
+    const clientId = String((await register()).body.client_id);
+    const { challenge } = pkce();
+    const res = await t.app.request(
+      authorizeUrl({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: CALLBACK,
+        state: "s",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        resource: RESOURCE,
+      }),
+    );
+    const id = new URL(res.headers.get("location") ?? "", ISSUER).searchParams.get("request");
+    const admin = await user.createToken({ name: "admin", scopes: ["admin", "mcp"] });
+    const decided = await t.app.request(
+      `/v1/oauth/requests/${id}/decision`,
+      bearer(admin.secret, { method: "POST", body: { approve: true } }),
+    );
+    expect(decided.status).toBe(403);
+    expect((await user.request(`/v1/oauth/requests/${id}`)).status).toBe(200);
   });
 });
 
@@ -439,6 +535,18 @@ describe("attacks, each refused with nothing issued", () => {
     const flood = await register({}, "10.9.9.9");
     expect(flood.status).toBe(429);
     expect(flood.body.error).toBe("temporarily_unavailable");
+  });
+
+  it("rate-limits authorization requests from one address (they may fetch metadata documents)", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const res = await t.app.request(authorizeUrl({ client_id: clientId, redirect_uri: CALLBACK }), {
+        headers: { "x-test-address": "10.8.8.8" },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 60).every((s) => s === 302)).toBe(true);
+    expect(statuses[60]).toBe(429);
   });
 
   it("refuses redirect URIs that are not https (or loopback for native clients)", async () => {

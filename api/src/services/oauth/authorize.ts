@@ -16,10 +16,14 @@ import { OAuthError } from "../../oauth/errors";
 import type { AuthorizationDecisionInput, AuthorizationRequestView } from "../../schemas/oauth";
 import { recordEvent } from "../audit";
 import type { ActionContext, AnonymousContext } from "../context";
+import { hitRateLimit, type RateLimitRule } from "../rate-limit";
 import { personalWorkspaceId, resolveWorkspace } from "../workspaces/access";
 import { clientDomain, findClient } from "./clients";
 import type { OAuthDeps } from "./deps";
 import { maybeSweepOAuth } from "./sweep";
+
+/** Authorization requests an address may start in a window (a person needs a handful). */
+export const AUTHORIZE_PER_ADDRESS: RateLimitRule = { limit: 60, windowSeconds: 10 * 60 };
 
 export type AuthorizeOutcome =
   /** The request cannot be trusted to redirect (unknown client, unregistered redirect URI): show the error. */
@@ -39,12 +43,26 @@ export async function startAuthorization({
   params,
   issuer,
   deps,
+  address,
 }: {
   ctx: AnonymousContext;
   params: Record<string, string | undefined>;
   issuer: string;
   deps: OAuthDeps;
+  address: string | null;
 }): Promise<AuthorizeOutcome> {
+  // Anonymous, and it may fetch a metadata document: bounded per address like sign-in.
+  const limit = await hitRateLimit(ctx.db, `oauth-authorize:${address ?? "unknown"}`, AUTHORIZE_PER_ADDRESS, ctx.now);
+  if (!limit.allowed) {
+    return {
+      kind: "error",
+      error: new OAuthError(
+        "temporarily_unavailable",
+        `Too many authorization requests from this address; try again in ${limit.retryAfter} s.`,
+        { status: 429, headers: { "Retry-After": String(limit.retryAfter) } },
+      ),
+    };
+  }
   const clientId = params.client_id ?? "";
   if (!clientId) return { kind: "error", error: new OAuthError("invalid_request", "client_id is missing.") };
   let client: Awaited<ReturnType<typeof findClient>>;
