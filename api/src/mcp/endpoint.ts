@@ -253,13 +253,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
         searchFetch: endpoint.searchFetch,
       };
     }
+    // Pins chosen on an OAuth consent page win over the URL's: they are what the user consented to.
     const mode =
-      pinned?.mode ?? resolved.pins?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
+      resolved.pins?.mode ?? pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
-    const rawProject = pinned
-      ? pinned.project
-      : (resolved.pins?.project ?? c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
+    const rawProject =
+      resolved.pins?.project ??
+      (pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null));
     const project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;

@@ -325,14 +325,17 @@ describe("pins and resources", () => {
     expect(apps.apps.find((a) => a.mode === "plan")).toMatchObject({ workspace: { slug: "pin-team" }, mode: "plan" });
   });
 
-  it("binds a token to a saved endpoint's URL when that is the resource", async () => {
+  it("binds a token to a saved endpoint's URL when that is the resource, and keeps the consent's pins", async () => {
     const endpoint = await user.request("/v1/endpoints", { method: "POST", body: { name: "Pinned" } });
     expect(endpoint.status).toBe(201);
     const id = String(((await endpoint.json()) as { id: string }).id);
     expect(id).toMatch(/^mep_/);
     const clientId = String((await register()).body.client_id);
-    const { tokens } = await fullFlow(clientId, { resource: `${ISSUER}/mcp/e/${id}` });
-    expect((await mcpList(tokens.access_token ?? "", `/mcp/e/${id}`)).status).toBe(200);
+    const { tokens } = await fullFlow(clientId, { resource: `${ISSUER}/mcp/e/${id}`, decision: { mode: "plan" } });
+    const listed = await mcpList(tokens.access_token ?? "", `/mcp/e/${id}`);
+    expect(listed.status).toBe(200);
+    // The consent's plan pin wins over the endpoint's agent mode.
+    expect(await listed.text()).not.toContain("skill_edit");
     expect((await mcpList(tokens.access_token ?? "", "/mcp")).status).toBe(401);
   });
 

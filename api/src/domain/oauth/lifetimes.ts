@@ -8,9 +8,18 @@ export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 export const OAUTH_SCOPES = ["mcp"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
+/** What the consent page says each scope lets a connected app do. */
+export const OAUTH_SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
+  mcp: "use your MCP URL as you: list and read your skills, create and edit them (agent mode only), and call your servers' tools",
+};
+
 export const ACCESS_TOKEN_PREFIX = "loa_";
 export const REFRESH_TOKEN_PREFIX = "lor_";
 export const CODE_PREFIX = "loc_";
+
+export function isOAuthScope(value: string): value is OAuthScope {
+  return (OAUTH_SCOPES as readonly string[]).includes(value);
+}
 
 /** Cheap shape check before any database work. */
 export function looksLikeOAuthSecret(value: string, prefix: string): boolean {

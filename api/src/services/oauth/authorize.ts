@@ -5,12 +5,13 @@ import {
   AUTHORIZATION_CODE_SECONDS,
   AUTHORIZATION_REQUEST_SECONDS,
   CODE_PREFIX,
+  isOAuthScope,
+  OAUTH_SCOPE_DESCRIPTIONS,
   OAUTH_SCOPES,
 } from "../../domain/oauth/lifetimes";
 import { isValidCodeChallenge } from "../../domain/oauth/pkce";
 import { authorizationResponseUrl } from "../../domain/oauth/redirect";
 import { canonicalResource } from "../../domain/oauth/resource";
-import { isScope, SCOPE_DESCRIPTIONS } from "../../domain/scopes";
 import { AppError } from "../../errors";
 import { OAuthError } from "../../oauth/errors";
 import type { AuthorizationDecisionInput, AuthorizationRequestView } from "../../schemas/oauth";
@@ -103,7 +104,7 @@ export async function startAuthorization({
   const target = canonicalResource(params.resource, issuer);
   if ("problem" in target) return fail("invalid_target", `${target.problem}.`);
   const requested = (params.scope ?? "").split(" ").filter(Boolean);
-  const unknown = requested.filter((s) => !(OAUTH_SCOPES as readonly string[]).includes(s));
+  const unknown = requested.filter((s) => !isOAuthScope(s));
   if (unknown.length > 0) {
     return fail("invalid_scope", `Unknown scope ${unknown.join(", ")}; this server grants: ${OAUTH_SCOPES.join(" ")}.`);
   }
@@ -184,7 +185,7 @@ export async function describeAuthorization({
     resource: row.resource,
     scopes: row.scopes.map((name) => ({
       name,
-      description: isScope(name) ? SCOPE_DESCRIPTIONS[name] : name,
+      description: isOAuthScope(name) ? OAUTH_SCOPE_DESCRIPTIONS[name] : name,
     })),
     expiresAt: row.expiresAt.toISOString(),
   };
