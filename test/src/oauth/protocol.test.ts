@@ -465,6 +465,35 @@ describe("attacks, each refused with nothing issued", () => {
     expect(res.body.error).toBe("invalid_grant");
   });
 
+  it("refuses an expired code, and a code presented by another client", async () => {
+    const late = await authorize(clientId);
+    now = new Date(now.getTime() + 61_000);
+    try {
+      const expired = await token({
+        grant_type: "authorization_code",
+        code: late.redirect.searchParams.get("code") ?? "",
+        redirect_uri: CALLBACK,
+        client_id: clientId,
+        code_verifier: late.verifier,
+      });
+      expect(expired.body).toMatchObject({ error: "invalid_grant" });
+      expect(expired.body.error_description).toMatch(/expired/);
+    } finally {
+      now = new Date(now.getTime() - 61_000);
+    }
+    const stolen = await authorize(clientId);
+    const thief = String((await register()).body.client_id);
+    const res = await token({
+      grant_type: "authorization_code",
+      code: stolen.redirect.searchParams.get("code") ?? "",
+      redirect_uri: CALLBACK,
+      client_id: thief,
+      code_verifier: stolen.verifier,
+    });
+    expect(res.body).toMatchObject({ error: "invalid_grant" });
+    expect(res.body.access_token).toBeUndefined();
+  });
+
   it("revokes the grant when a code is presented twice", async () => {
     const { code, verifier, tokens } = await fullFlow(clientId);
     expect((await mcpList(tokens.access_token ?? "")).status).toBe(200);
