@@ -19,7 +19,8 @@ let t: TestApp;
 let user: TestUser;
 let docServer: Server;
 let docBase: string;
-const documents = new Map<string, { body: string; headers?: Record<string, string> }>();
+const documents = new Map<string, { body: string; headers?: Record<string, string>; status?: number }>();
+const documentHits = new Map<string, number>();
 
 const pkce = () => {
   const verifier = randomBytes(32).toString("base64url");
@@ -143,11 +144,12 @@ function mcpList(accessToken: string, path = "/mcp") {
 beforeAll(async () => {
   docServer = createServer((req, res) => {
     const doc = documents.get(req.url ?? "");
+    documentHits.set(req.url ?? "", (documentHits.get(req.url ?? "") ?? 0) + 1);
     if (!doc) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { "content-type": "application/json", ...doc.headers }).end(doc.body);
+    res.writeHead(doc.status ?? 200, { "content-type": "application/json", ...doc.headers }).end(doc.body);
   });
   await new Promise<void>((resolve) => docServer.listen(0, "127.0.0.1", resolve));
   docBase = `https://127.0.0.1:${(docServer.address() as AddressInfo).port}`;
@@ -289,6 +291,38 @@ describe("the flow", () => {
     });
     expect(issued.status).toBe(200);
     expect((await mcpList(issued.body.access_token ?? "")).status).toBe(200);
+  });
+});
+
+describe("client metadata documents over time", () => {
+  it("caches per the headers, stands in while the host is down, and refuses a document that is gone", async () => {
+    const clientId = `${docBase}/cached.json`;
+    documents.set("/cached.json", {
+      body: JSON.stringify({ client_id: clientId, client_name: "Cached", redirect_uris: [CALLBACK] }),
+      headers: { "cache-control": "max-age=600" },
+    });
+    const { tokens } = await fullFlow(clientId);
+    expect(documentHits.get("/cached.json")).toBe(1);
+    const refresh = (refreshToken: string | undefined) =>
+      token({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+    const first = await refresh(tokens.refresh_token);
+    expect(first.status).toBe(200);
+    expect(documentHits.get("/cached.json")).toBe(1);
+
+    documents.set("/cached.json", { body: "down", status: 503 });
+    now = new Date(now.getTime() + 20 * 60_000);
+    try {
+      const stale = await refresh(first.body.refresh_token);
+      expect(stale.status, JSON.stringify(stale.body)).toBe(200);
+      expect(documentHits.get("/cached.json")).toBe(2);
+
+      documents.delete("/cached.json");
+      const gone = await refresh(stale.body.refresh_token);
+      expect(gone.status).toBe(401);
+      expect(gone.body.error).toBe("invalid_client");
+    } finally {
+      now = new Date(now.getTime() - 20 * 60_000);
+    }
   });
 });
 

@@ -5,6 +5,9 @@ import { OAuthError } from "../../oauth/errors";
 import { ClientMetadataDocument } from "../../schemas/oauth";
 import type { OAuthDeps } from "./deps";
 
+/** The document could not be fetched right now (timeout, network, 5xx): a cached copy may stand in. */
+export class MetadataUnavailable extends OAuthError {}
+
 export const METADATA_MAX_BYTES = 10 * 1024;
 export const METADATA_TIMEOUT_MS = 5000;
 
@@ -19,6 +22,8 @@ export async function fetchClientMetadata(
   now: Date,
 ): Promise<{ document: ClientMetadataDocument; lifetimeSeconds: number }> {
   const refuse = (why: string) => new OAuthError("invalid_client", `The client metadata document at ${url} ${why}.`);
+  const unavailable = (why: string) =>
+    new MetadataUnavailable("invalid_client", `The client metadata document at ${url} ${why}.`);
   const resolveHost = deps.resolveHost;
   if (!resolveHost) throw refuse("cannot be fetched: this deployment has no resolver for the SSRF guard");
   const options = { allowLoopback: deps.allowLoopback };
@@ -36,13 +41,14 @@ export async function fetchClientMetadata(
   let response: Response;
   try {
     response = await guarded(url, { headers: { accept: "application/json" }, signal: controller.signal });
+    if (response.status >= 500 || response.status === 429) throw unavailable(`answered HTTP ${response.status}`);
     if (!response.ok) throw refuse(`answered HTTP ${response.status}`);
     text = await readCapped(response, METADATA_MAX_BYTES, refuse);
   } catch (error) {
     if (error instanceof OAuthError) throw error;
     if (error instanceof UpstreamRefused) throw refuse(`may not be fetched: ${error.message}`);
-    if (controller.signal.aborted) throw refuse(`did not answer within ${METADATA_TIMEOUT_MS / 1000} s`);
-    throw refuse(`could not be fetched (${(error as Error).message})`);
+    if (controller.signal.aborted) throw unavailable(`did not answer within ${METADATA_TIMEOUT_MS / 1000} s`);
+    throw unavailable(`could not be fetched (${(error as Error).message})`);
   } finally {
     clearTimeout(timer);
   }

@@ -6,11 +6,14 @@ import { OAuthError } from "../../oauth/errors";
 import type { RegisterClientInput } from "../../schemas/oauth";
 import type { AnonymousContext } from "../context";
 import { hitRateLimit, type RateLimitRule } from "../rate-limit";
-import { fetchClientMetadata } from "./client-metadata";
+import { fetchClientMetadata, MetadataUnavailable } from "./client-metadata";
 import type { OAuthDeps } from "./deps";
 
 /** Dynamic registration is anonymous: an address may register this many clients an hour. */
 export const REGISTER_PER_ADDRESS: RateLimitRule = { limit: 20, windowSeconds: 60 * 60 };
+
+/** How long past its cache lifetime a metadata document may stand in while its host cannot be reached. */
+export const STALE_IF_ERROR_MS = 24 * 60 * 60 * 1000;
 
 export interface OAuthClient {
   id: string;
@@ -117,7 +120,23 @@ export async function findClient(ctx: AnonymousContext, clientId: string, deps: 
   if (row?.expiresAt && row.expiresAt > ctx.now) return row;
   const problem = clientIdUrlProblem(clientId);
   if (problem) throw new OAuthError("invalid_client", `${problem}.`);
-  const { document, lifetimeSeconds } = await fetchClientMetadata(clientId, deps, ctx.now);
+  let fetched: Awaited<ReturnType<typeof fetchClientMetadata>>;
+  try {
+    fetched = await fetchClientMetadata(clientId, deps, ctx.now);
+  } catch (error) {
+    // A host that is briefly down must not log every user of its app out (a failed refresh
+    // means consenting again): the last good copy serves for a while. A document that is gone
+    // or invalid is not papered over.
+    if (
+      error instanceof MetadataUnavailable &&
+      row?.expiresAt &&
+      ctx.now.getTime() - row.expiresAt.getTime() < STALE_IF_ERROR_MS
+    ) {
+      return row;
+    }
+    throw error;
+  }
+  const { document, lifetimeSeconds } = fetched;
   const applicationType = applicationTypeOf(document);
   checkRedirectUris(document.redirect_uris, applicationType, "invalid_client");
   const values = {
