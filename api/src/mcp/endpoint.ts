@@ -206,7 +206,10 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       throw error;
     }
     // An OAuth access token is bound to one MCP URL (RFC 8707); API tokens reach every endpoint.
-    if (resolved.audience !== null && resolved.audience !== `${origin}${c.req.path.replace(/\/$/, "")}`) {
+    if (
+      resolved.audience !== null &&
+      resolved.audience !== `${new URL(origin).origin}${c.req.path.replace(/\/$/, "")}`
+    ) {
       return rpcError(
         c,
         new AppError(
