@@ -230,7 +230,7 @@ describe("a connector with dynamic registration", () => {
 describe("a connector with a client ID metadata document", () => {
   it("is named by its verified domain, and works the same", async () => {
     const provider = new ConnectorProvider(`${docBase}/claude/client.json`);
-    await connect(provider, new RegExp(`from ${new URL(docBase).host.replace(/\./g, "\\.")}.*verified`));
+    await connect(provider, new RegExp(`from ${new URL(docBase).host.replace(/\./g, "\\.")}.*verified`, "i"));
     expect(provider.info?.client_id).toBe(`${docBase}/claude/client.json`);
     expect(await skillsList(provider)).toContain("connector-skill");
   });

@@ -96,12 +96,15 @@ export default function ConsentPage() {
       title={`Connect ${request.client.name}`}
       subtitle={
         <>
-          <strong>{request.client.name}</strong> <ClientIdentity client={request.client} /> wants to use your Loadout
-          skills and tools as <strong>{me.user.email}</strong>.
+          <strong>{request.client.name}</strong> wants to use your Loadout skills and tools as{" "}
+          <strong>{me.user.email}</strong>.
         </>
       }
     >
       <title>{`Connect ${request.client.name} · Loadout`}</title>
+      <p className="field-hint">
+        <ClientIdentity client={request.client} />
+      </p>
       <ErrorBanner error={error} />
       <form className="form" onSubmit={onSubmit}>
         <section aria-label="What it will reach">

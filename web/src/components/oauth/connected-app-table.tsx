@@ -33,7 +33,7 @@ export function ConnectedAppTable({
   return (
     <DataTable
       className="app-table"
-      columns={["App", "Scopes", "Workspace", "Pinned", "Connected", "Last used", { label: "Actions", hidden: true }]}
+      columns={["App", "Scopes", "Reaches", "Connected", "Last used", { label: "Actions", hidden: true }]}
     >
       {apps.map((app) => (
         <AppRow key={app.id} app={app} onRevoke={onRevoke} />
@@ -51,9 +51,11 @@ function AppRow({ app, onRevoke }: { app: ConnectedApp; onRevoke: (app: Connecte
       <th scope="row" data-label="App">
         <div>{app.client.name}</div>
         <div className="muted">
-          <ClientIdentity client={app.client} />
+          <ClientIdentity client={app.client} short />
         </div>
-        <code className="muted">{app.resource}</code>
+        <code className="muted" style={{ overflowWrap: "anywhere" }}>
+          {app.resource}
+        </code>
       </th>
       <td data-label="Scopes">
         <ul className="chips" aria-label="Scopes">
@@ -64,10 +66,10 @@ function AppRow({ app, onRevoke }: { app: ConnectedApp; onRevoke: (app: Connecte
           ))}
         </ul>
       </td>
-      <td data-label="Workspace">
-        {app.workspace ? <span>{app.workspace.name}</span> : <span className="muted">All workspaces</span>}
+      <td data-label="Reaches">
+        <div>{app.workspace ? app.workspace.name : "All workspaces"}</div>
+        <div className="muted">{pins ? `Pinned: ${pins}` : "Nothing pinned"}</div>
       </td>
-      <td data-label="Pinned">{pins || <span className="muted">Nothing</span>}</td>
       <td data-label="Connected" className="nowrap">
         <When iso={app.createdAt} empty="—" />
       </td>
