@@ -167,5 +167,16 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
     if (name in form) throw new OAuthError("invalid_request", `Parameter ${name} is repeated.`);
     form[name] = value;
   }
+  // Some clients name themselves in HTTP Basic (RFC 6749 §2.3.1) even without a secret.
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  if (basic && form.client_id === undefined) {
+    let id: string;
+    try {
+      id = decodeURIComponent(atob(basic).split(":")[0] ?? "");
+    } catch {
+      throw new OAuthError("invalid_client", "The Basic authorization header is malformed.");
+    }
+    form.client_id = id;
+  }
   return form;
 }

@@ -187,6 +187,12 @@ describe("discovery", () => {
       });
       expect(meta.token_endpoint_auth_methods_supported).toContain("none");
     }
+    const preflight = await t.app.request("/oauth/token", {
+      method: "OPTIONS",
+      headers: { origin: "https://inspector.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     const prm = (await (await t.app.request("/.well-known/oauth-protected-resource/mcp")).json()) as Record<
       string,
       unknown
@@ -258,6 +264,20 @@ describe("the flow", () => {
     expect(redirect.searchParams.get("state")).toBe("state-123");
     expect(redirect.searchParams.get("iss")).toBe(ISSUER);
     expect(redirect.searchParams.has("code")).toBe(false);
+  });
+
+  it("takes the client_id from HTTP Basic when the body has none", async () => {
+    const clientId = String((await register()).body.client_id);
+    const { tokens } = await fullFlow(clientId);
+    const res = await t.app.request("/oauth/token", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${btoa(`${encodeURIComponent(clientId)}:`)}`,
+      },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token ?? "" }).toString(),
+    });
+    expect(res.status).toBe(200);
   });
 
   it("revokes with RFC 7009: a refresh token ends the grant", async () => {
