@@ -157,7 +157,8 @@ beforeAll(async () => {
     clock: () => now,
     deps: {
       allowLoopbackUpstreams: true,
-      resolveHost: async () => ["127.0.0.1"],
+      // A name that resolves to a private address, as an attacker's DNS would answer.
+      resolveHost: async (host) => (host === "intranet.example" ? ["10.0.0.8"] : ["127.0.0.1"]),
       // The documents are served on loopback without TLS: the test's stand-in for https.
       clientMetadataFetch: (input, init) =>
         fetch(String(input instanceof Request ? input.url : input).replace(/^https:/, "http:"), init),
@@ -660,6 +661,9 @@ describe("attacks, each refused with nothing issued", () => {
     const privateDoc = await authorizeError({ client_id: "https://10.0.0.7/client.json" });
     expect(privateDoc.status).toBe(400);
     expect(await privateDoc.text()).toMatch(/private/);
+    const privateName = await authorizeError({ client_id: "https://intranet.example/client.json" });
+    expect(privateName.status).toBe(400);
+    expect(await privateName.text()).toMatch(/resolves to 10\.0\.0\.8, a private network address/);
     const tooBig = `${docBase}/big.json`;
     documents.set("/big.json", {
       body: JSON.stringify({
