@@ -1,4 +1,4 @@
-import { newId, oauthAuthorizations, oauthClients, oauthGrants, oauthTokens } from "@loadout/db";
+import { newId, oauthAuthorizations, oauthGrants, oauthTokens } from "@loadout/db";
 import { and, eq } from "drizzle-orm";
 import { hashSecret } from "../../auth/secrets";
 import { CODE_PREFIX, looksLikeOAuthSecret, REFRESH_TOKEN_PREFIX } from "../../domain/oauth/lifetimes";
@@ -131,7 +131,6 @@ async function refresh(ctx: AnonymousContext, clientRef: string, form: Form, iss
       })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
-      .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientRef))
       .where(and(eq(oauthTokens.secretHash, hashSecret(secret)), eq(oauthTokens.kind, "refresh")))
       .for("update", { of: oauthTokens })
       .limit(1);
