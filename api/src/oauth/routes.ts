@@ -132,8 +132,8 @@ async function answer(c: Context<AppEnv>, run: () => Promise<Response>): Promise
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-    if (error.code === "invalid_client" && error.status === 401)
-      c.header("WWW-Authenticate", 'Bearer error="invalid_client"');
+    // HTTP asks a 401 to name a scheme; client authentication at these endpoints is Basic (RFC 6749 §5.2).
+    if (error.code === "invalid_client" && error.status === 401) c.header("WWW-Authenticate", 'Basic realm="loadout"');
     return c.json(error.body(), error.status);
   }
 }
