@@ -78,6 +78,7 @@ export async function startNodeServer(
     resolveHost: async (host) => (await lookup(host, { all: true })).map((a) => a.address),
     ...(allowedHosts ? { allowedHosts } : {}),
     ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+    ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,

@@ -16,6 +16,11 @@ export interface AppDeps {
   /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF now; encryption later). */
   secretKey: string;
   logger: Logger;
+  /**
+   * LOADOUT_PUBLIC_URL: the origin people and clients use. When set it is the OAuth issuer and
+   * the base of the MCP URLs tokens are bound to, whatever Host or X-Forwarded-Proto say.
+   */
+  publicUrl?: string;
   /** Marks cookies `Secure`; on for https deployments. */
   secureCookies: boolean;
   clock?: () => Date;
