@@ -10,6 +10,7 @@ import { registerAuth } from "./http/routes/auth";
 import { registerHealth } from "./http/routes/health";
 import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
+import { registerOAuthConsent } from "./http/routes/oauth";
 import { registerProjects } from "./http/routes/projects";
 import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
@@ -17,6 +18,7 @@ import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
 import { registerMcp } from "./mcp/endpoint";
+import { registerOAuth } from "./oauth/routes";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
 
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps) {
   registerServers(app, serverDeps);
   registerMcpSettings(app);
   registerMcp(app, serverDeps);
+  registerOAuth(app);
+  registerOAuthConsent(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -1,7 +1,7 @@
 import type { OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
 import { UpstreamPool } from "@loadout/workers";
-import { createApp } from "./app";
+import { type AppDeps, createApp } from "./app";
 import { createPasswordHasher, nobleScrypt } from "./auth/password";
 import { memoryLogger } from "./logger";
 import { upstreamFetch } from "./services/servers/upstreams";
@@ -18,7 +18,9 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database (PGlite, or Postgres when DATABASE_URL is set). */
-export async function createTestApp(options: { clock?: () => Date; upstreams?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { clock?: () => Date; upstreams?: boolean; deps?: Partial<Omit<AppDeps, "database">> } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   // Upstreams started by tests listen on 127.0.0.1, which the guard allows only in this mode.
   const pool = options.upstreams
@@ -35,6 +37,7 @@ export async function createTestApp(options: { clock?: () => Date; upstreams?: b
     clientAddress: (c) => c.req.header("x-test-address") ?? "127.0.0.1",
     ...(options.clock ? { clock: options.clock } : {}),
     ...(pool ? { upstreamPool: pool, allowLoopbackUpstreams: true } : {}),
+    ...options.deps,
   });
   return {
     app,

@@ -26,6 +26,7 @@ function appFor(source: unknown): App {
     secretKey: env.LOADOUT_SECRET_KEY,
     logger: jsonLogger,
     secureCookies: env.LOADOUT_INSECURE_COOKIES !== "1",
+    ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     clientAddress: (c) => c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
   });

@@ -16,6 +16,10 @@ export const ID_PREFIXES = {
   endpoint: "mep",
   client: "mcc",
   server: "srv",
+  oauthClient: "ocl",
+  oauthGrant: "ogr",
+  oauthAuthorization: "oaz",
+  oauthToken: "otk",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

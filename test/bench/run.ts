@@ -12,6 +12,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
+import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
 import { startServerProcess } from "./server-process";
 import { benchSkills, type SkillsFigures } from "./skills";
@@ -25,6 +26,7 @@ interface Row {
   skills?: SkillsFigures;
   mcp?: McpFigures;
   proxy?: ProxyFigures;
+  oauth: OAuthFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -98,11 +100,13 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     const login = await loginTimings(server.url);
     // Before benchSkills: its 10,000 rows go into this user's workspace.
     const mcp = databaseUrl ? await benchMcp(server, databaseUrl, token, DURATION_S) : undefined;
+    const oauth = await benchOAuth(server);
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     const proxy = databaseUrl ? await benchProxy(server) : undefined;
     return {
       engine,
       login,
+      oauth,
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
       ...(proxy ? { proxy } : {}),
@@ -191,6 +195,8 @@ const mcpRow = rows.find((r) => r.mcp)?.mcp;
 if (mcpRow) printMcp(mcpRow);
 const proxyRow = rows.find((r) => r.proxy)?.proxy;
 if (proxyRow) printProxy(proxyRow);
+console.log("");
+for (const r of rows) printOAuth(r.engine, r.oauth);
 
 const hashes = [
   await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),

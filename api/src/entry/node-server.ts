@@ -41,7 +41,13 @@ export interface RunningServer {
 
 export async function startNodeServer(
   env: NodeEnv,
-  options: { database?: OpenedDatabase; logger?: Logger; serveConsole?: boolean } = {},
+  options: {
+    database?: OpenedDatabase;
+    logger?: Logger;
+    serveConsole?: boolean;
+    /** Tests only: the fetch under the SSRF guard for OAuth client metadata documents. */
+    clientMetadataFetch?: typeof fetch;
+  } = {},
 ): Promise<RunningServer> {
   const dataDir = path.resolve(env.LOADOUT_DATA_DIR);
   const secretKey = env.LOADOUT_SECRET_KEY ?? localSecretKey(dataDir);
@@ -82,6 +88,8 @@ export async function startNodeServer(
     allowLoopbackUpstreams,
     resolveHost,
     ...(allowedHosts ? { allowedHosts } : {}),
+    ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+    ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,

@@ -14,6 +14,8 @@ export const WorkerEnv = z
       .object({ connectionString: z.string().min(1) }, { error: "HYPERDRIVE must be a Hyperdrive binding" })
       .optional(),
     LOADOUT_INSECURE_COOKIES: z.enum(["0", "1"]).default("0"),
+    /** The URL people reach: the OAuth issuer and the base of MCP URLs (otherwise taken from the request). */
+    LOADOUT_PUBLIC_URL: z.url("LOADOUT_PUBLIC_URL must be a URL such as https://loadout.example.com").optional(),
   })
   .refine((env) => env.HYPERDRIVE || env.DATABASE_URL, {
     message: "Bind HYPERDRIVE (production) or set DATABASE_URL: the Worker needs a Postgres database",

@@ -17,6 +17,11 @@ export interface AppDeps {
   /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF now; encryption later). */
   secretKey: string;
   logger: Logger;
+  /**
+   * LOADOUT_PUBLIC_URL: the origin people and clients use. When set it is the OAuth issuer and
+   * the base of the MCP URLs tokens are bound to, whatever Host or X-Forwarded-Proto say.
+   */
+  publicUrl?: string;
   /** Marks cookies `Secure`; on for https deployments. */
   secureCookies: boolean;
   clock?: () => Date;
@@ -41,6 +46,8 @@ export interface AppDeps {
    * where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there).
    */
   upstreamPool?: UpstreamPool;
+  /** The fetch under the SSRF guard for OAuth client metadata documents (tests substitute one; default: global fetch). */
+  clientMetadataFetch?: typeof fetch;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
 }

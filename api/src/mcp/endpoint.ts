@@ -9,7 +9,8 @@ import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
-import { principalAndWorkspacesFromApiToken } from "../services/auth/resolve-principal";
+import { requestOrigin as originOf } from "../http/origin";
+import { principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
@@ -103,12 +104,6 @@ export function clientOf(
   return null;
 }
 
-function originOf(c: Context<AppEnv>): string {
-  const url = new URL(c.req.url);
-  const proto = c.req.header("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  return `${proto}://${c.req.header("host") ?? url.host}`;
-}
-
 /** A JSON-RPC error for failures before the MCP server is reached (auth, origin, bad headers). */
 function rpcError(c: Context<AppEnv>, error: AppError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
@@ -141,10 +136,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT },
   );
 
-  const metadata = (c: Context<AppEnv>) => {
+  // Protected-resource metadata (RFC 9728) for each MCP URL: /mcp, saved endpoints and single servers.
+  const metadata = (c: Context<AppEnv>, path: string) => {
     const origin = originOf(c);
     return c.json({
-      resource: `${origin}/mcp`,
+      resource: `${origin}${path}`,
       authorization_servers: [origin],
       scopes_supported: ["mcp"],
       bearer_methods_supported: ["header"],
@@ -152,29 +148,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       resource_documentation: `${origin}/v1/docs`,
     });
   };
-  app.get("/.well-known/oauth-protected-resource", metadata);
-  app.get("/.well-known/oauth-protected-resource/mcp", metadata);
-  app.get("/.well-known/oauth-protected-resource/mcp/e/:endpoint", (c) => {
-    const origin = originOf(c);
-    return c.json({
-      resource: `${origin}/mcp/e/${c.req.param("endpoint")}`,
-      authorization_servers: [origin],
-      scopes_supported: ["mcp"],
-      bearer_methods_supported: ["header"],
-      resource_name: "Loadout",
-    });
-  });
-
-  app.get("/.well-known/oauth-protected-resource/mcp/s/:ws/:slug", (c) => {
-    const origin = originOf(c);
-    return c.json({
-      resource: `${origin}/mcp/s/${c.req.param("ws")}/${c.req.param("slug")}`,
-      authorization_servers: [origin],
-      scopes_supported: ["mcp"],
-      bearer_methods_supported: ["header"],
-      resource_name: "Loadout",
-    });
-  });
+  app.get("/.well-known/oauth-protected-resource", (c) => metadata(c, "/mcp"));
+  app.get("/.well-known/oauth-protected-resource/mcp", (c) => metadata(c, "/mcp"));
+  app.get("/.well-known/oauth-protected-resource/mcp/e/:endpoint", (c) =>
+    metadata(c, `/mcp/e/${c.req.param("endpoint")}`),
+  );
+  app.get("/.well-known/oauth-protected-resource/mcp/s/:ws/:slug", (c) =>
+    metadata(c, `/mcp/s/${c.req.param("ws")}/${c.req.param("slug")}`),
+  );
 
   app.all("/mcp", (c) => serve(c, null));
   app.all("/mcp/e/:endpoint", (c) => serve(c, c.req.param("endpoint")));
@@ -217,21 +198,21 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       : singleServer
         ? `/mcp/s/${singleServer.ws}/${singleServer.slug}`
         : "/mcp";
-    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${resourcePath}"`;
+    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${resourcePath}", scope="mcp"`;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
         c,
         new AppError(
           "unauthorized",
-          "This MCP endpoint needs a Loadout API token with the mcp scope: send `Authorization: Bearer lo_…`.",
+          "This MCP endpoint needs a Loadout API token with the mcp scope (`Authorization: Bearer lo_…`), or an OAuth access token from connecting the app.",
           { headers: { "WWW-Authenticate": challenge } },
         ),
       );
     }
-    let resolved: Awaited<ReturnType<typeof principalAndWorkspacesFromApiToken>>;
+    let resolved: ResolvedBearer;
     try {
-      resolved = await principalAndWorkspacesFromApiToken(c.get("db"), match[1], c.get("now"));
+      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"));
     } catch (error) {
       if (error instanceof AppError)
         return rpcError(
@@ -241,6 +222,22 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
           }),
         );
       throw error;
+    }
+    // An OAuth access token is bound to one MCP URL (RFC 8707); API tokens reach every endpoint.
+    if (
+      resolved.audience !== null &&
+      resolved.audience !== `${new URL(origin).origin}${c.req.path.replace(/\/$/, "")}`
+    ) {
+      return rpcError(
+        c,
+        new AppError(
+          "unauthorized",
+          `This access token was issued for ${resolved.audience}, not this URL. Connect the app to this URL.`,
+          {
+            headers: { "WWW-Authenticate": `${challenge}, error="invalid_token"` },
+          },
+        ),
+      );
     }
     const principal = resolved.principal;
     c.set("principal", principal);
@@ -252,7 +249,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       return rpcError(
         c,
         new AppError("insufficient_scope", 'This token lacks the "mcp" scope. Create a token with it.', {
-          headers: { "WWW-Authenticate": `${challenge}, error="insufficient_scope", scope="mcp"` },
+          headers: { "WWW-Authenticate": `${challenge}, error="insufficient_scope"` },
         }),
       );
     }
@@ -290,10 +287,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         );
       single = { workspaceId: workspace.id, slug: singleServer.slug };
     }
-    const mode = pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
+    // Pins chosen on an OAuth consent page win over the URL's: they are what the user consented to.
+    const mode =
+      resolved.pins?.mode ?? pinned?.mode ?? c.req.query("mode") ?? c.req.header("x-loadout-mode") ?? "agent";
     if (!MODES.has(mode))
       return rpcError(c, new AppError("invalid_request", `Unknown mode "${mode}": use agent, plan or goal.`));
-    const rawProject = pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null);
+    const rawProject =
+      resolved.pins?.project ??
+      (pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null));
     let project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;

@@ -3,7 +3,9 @@ import type { Scope } from "../domain/scopes";
 
 export type Principal =
   | { kind: "session"; userId: string; sessionId: string; scopes: readonly Scope[]; workspaceId: null }
-  | { kind: "token"; userId: string; tokenId: string; scopes: readonly Scope[]; workspaceId: string | null };
+  | { kind: "token"; userId: string; tokenId: string; scopes: readonly Scope[]; workspaceId: string | null }
+  /** An OAuth access token: a connected app acting for the user, within the grant's scopes and workspace. */
+  | { kind: "oauth"; userId: string; grantId: string; scopes: readonly Scope[]; workspaceId: string | null };
 
 /** What every action receives: who acts, on which database (or transaction), for which request, at what time. */
 export interface ActionContext {

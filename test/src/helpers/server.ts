@@ -14,7 +14,10 @@ export interface TestServer extends RunningServer {
  * The real Node entry on a random loopback port, on a fresh database (PGlite, or Postgres when
  * DATABASE_URL is set), serving the built console from web/out.
  */
-export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  extraEnv: Record<string, string> = {},
+  options: { clientMetadataFetch?: typeof fetch } = {},
+): Promise<TestServer> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
@@ -25,7 +28,7 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     LOADOUT_LOG: "silent",
     ...extraEnv,
   });
-  const server = await startNodeServer(env, { database, logger });
+  const server = await startNodeServer(env, { database, logger, ...options });
   return {
     ...server,
     logs: logger.entries,

@@ -222,7 +222,7 @@ describe("HTTP-level refusals", () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
     );
     const meta = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json();
     expect(meta).toMatchObject({ resource: `${server.url}/mcp`, scopes_supported: ["mcp"] });

@@ -153,7 +153,8 @@ async function legacy(
 const rest: Account["rest"] = (path, init) => account.rest(path, init);
 const createToken = (name: string, scopes: string[]) => account.token(scopes, { name });
 
-const CHALLENGE = () => `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`;
+const CHALLENGE = () =>
+  `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp", scope="mcp"`;
 const toolNames = (r: Reply) => ((r.message?.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
 
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -290,6 +290,80 @@ describe("the built Worker in workerd", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("runs the OAuth flow in workerd: register, authorize, consent, token, /mcp, refresh", async () => {
+    const { signUp, cookies } = await signUpWithToken("oauth@worker.example");
+    const session = {
+      cookie: cookies.map((c) => c.split(";")[0] ?? "").join("; "),
+      "x-csrf-token": signUp.body.csrfToken,
+    };
+    const meta = await fetchJson("/.well-known/oauth-authorization-server");
+    // Miniflare's loopback hop sets Host, so the issuer is the address it listens on.
+    const issuer = String(meta.body.issuer);
+    expect(meta.body).toMatchObject({
+      token_endpoint: `${issuer}/oauth/token`,
+      code_challenge_methods_supported: ["S256"],
+    });
+    // No resolver for the SSRF guard on this entry yet: dynamic registration only.
+    expect(meta.body.client_id_metadata_document_supported).toBe(false);
+    const callback = "https://claude.ai/api/mcp/auth_callback";
+    const client = await postJson("/oauth/register", { client_name: "Claude", redirect_uris: [callback] });
+    expect(client.status, client.text).toBe(201);
+    const verifier = randomBytes(32).toString("base64url");
+    const authorize = await worker().dispatchFetch(
+      `http://loadout.test/oauth/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: client.body.client_id,
+        redirect_uri: callback,
+        state: "edge",
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        resource: `${issuer}/mcp`,
+      })}`,
+      { redirect: "manual" },
+    );
+    expect(authorize.status).toBe(302);
+    const request = new URL(authorize.headers.get("location") ?? "", "http://loadout.test").searchParams.get("request");
+    const decided = await postJson(`/v1/oauth/requests/${request}/decision`, { approve: true }, session);
+    expect(decided.status, decided.text).toBe(200);
+    const code = new URL(decided.body.redirectTo).searchParams.get("code") ?? "";
+    const form = (fields: Record<string, string>) => ({
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+    const issued = await fetchJson(
+      "/oauth/token",
+      form({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: callback,
+        client_id: client.body.client_id,
+        code_verifier: verifier,
+      }),
+    );
+    expect(issued.status, issued.text).toBe(200);
+    const mcp = new Client({ name: "claude-ai", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL("http://loadout.test/mcp"), {
+        requestInit: { headers: { authorization: `Bearer ${issued.body.access_token}` } },
+        fetch: (url, init) =>
+          worker().dispatchFetch(String(url), init as WorkerRequestInit) as unknown as Promise<Response>,
+      }),
+    );
+    try {
+      const listed = await mcp.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(listed.isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+    const refreshed = await fetchJson(
+      "/oauth/token",
+      form({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: client.body.client_id }),
+    );
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(refreshed.body.refresh_token).not.toBe(issued.body.refresh_token);
   });
 
   it("serves requests back to back and in parallel (no I/O object crosses requests)", async () => {

@@ -14,6 +14,7 @@ const SECTIONS = [
   { href: "/servers/", label: "Servers" },
   { href: "/connect/", label: "Connect" },
   { href: "/tokens/", label: "Tokens" },
+  { href: "/apps/", label: "Connected apps" },
   { href: "/team/", label: "Team" },
   { href: "/activity/", label: "Activity" },
 ] as const;

@@ -21,3 +21,9 @@ export function setupTokenFromHash(hash: string): string | null {
   const token = new URLSearchParams(hash.replace(/^#/, "")).get("token");
   return token?.trim() ? token.trim() : null;
 }
+
+// Carries the current `?next=` along (sign-in ⇄ sign-up), so the way back is not lost.
+export function withNext(path: string): string {
+  const next = nextPathFromLocation();
+  return next ? `${path}?next=${encodeURIComponent(next)}` : path;
+}

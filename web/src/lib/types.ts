@@ -20,7 +20,7 @@ export type Workspace = {
 export type Me = {
   user: User;
   workspaces: Workspace[];
-  principal: { kind: "session" | "token"; scopes: string[] };
+  principal: { kind: "session" | "token" | "oauth"; scopes: string[] };
   csrfToken: string | null;
 };
 

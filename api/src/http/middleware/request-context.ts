@@ -47,7 +47,11 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
         status: c.res.status,
         ms,
         ...(principal
-          ? { userId: principal.userId, ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}) }
+          ? {
+              userId: principal.userId,
+              ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}),
+              ...(principal.kind === "oauth" ? { grantId: principal.grantId } : {}),
+            }
           : {}),
       });
       const after = (async () => {

@@ -13,7 +13,7 @@ const MeSchema = z
     user: UserSchema,
     workspaces: z.array(WorkspaceSchema),
     principal: z.object({
-      kind: z.enum(["session", "token"]),
+      kind: z.enum(["session", "token", "oauth"]),
       scopes: z.array(z.enum(SCOPES)),
       tokenId: z.string().optional(),
       workspace: z.string().nullable().openapi({ description: "The slug a token is narrowed to, or null." }),

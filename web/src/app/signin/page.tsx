@@ -6,12 +6,15 @@ import { useEffect, useState } from "react";
 import { AuthCard } from "@/components/auth-card";
 import { type Credentials, CredentialsForm } from "@/components/credentials-form";
 import { api, rememberCsrfToken } from "@/lib/api";
-import { HOME_PATH, nextPathFromLocation } from "@/lib/navigation";
+import { HOME_PATH, nextPathFromLocation, withNext } from "@/lib/navigation";
 import type { AuthResult, SetupStatus } from "@/lib/types";
 
 export default function SignInPage() {
   const router = useRouter();
   const [setupRequired, setSetupRequired] = useState(false);
+  // Read after hydration: the prerendered page has no query string.
+  const [signUpHref, setSignUpHref] = useState("/signup/");
+  useEffect(() => setSignUpHref(withNext("/signup/")), []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -36,7 +39,7 @@ export default function SignInPage() {
       subtitle="Welcome back. Sign in to manage your skills, servers and tokens."
       footer={
         <>
-          New to Loadout? <Link href="/signup/">Sign up</Link>
+          New to Loadout? <Link href={signUpHref}>Sign up</Link>
         </>
       }
     >

@@ -2,19 +2,25 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 import { AuthCard } from "@/components/auth-card";
 import { type Credentials, CredentialsForm } from "@/components/credentials-form";
 import { api, rememberCsrfToken } from "@/lib/api";
+import { nextPathFromLocation, withNext } from "@/lib/navigation";
 import type { AuthResult } from "@/lib/types";
 
 export default function SignUpPage() {
   const router = useRouter();
+  // Read after hydration: the prerendered page has no query string.
+  const [signInHref, setSignInHref] = useState("/signin/");
+  useEffect(() => setSignInHref(withNext("/signin/")), []);
 
   const signUp = async (credentials: Credentials) => {
     const result = await api.post<AuthResult>("/v1/auth/signup", credentials, { csrf: false });
     rememberCsrfToken(result.csrfToken);
-    // A new account's first useful step is a token for an MCP client.
-    router.replace("/tokens/");
+    // A new account's first useful step is a token for an MCP client, unless it came from
+    // somewhere (the OAuth consent page) that it should go back to.
+    router.replace(nextPathFromLocation() ?? "/tokens/");
   };
 
   return (
@@ -23,7 +29,7 @@ export default function SignUpPage() {
       subtitle="One registry for your agent's skills and MCP servers, behind one MCP URL."
       footer={
         <>
-          Already have an account? <Link href="/signin/">Sign in</Link>
+          Already have an account? <Link href={signInHref}>Sign in</Link>
         </>
       }
     >

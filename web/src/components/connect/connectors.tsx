@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRef } from "react";
 import { CopyButton } from "@/components/copy-button";
 
@@ -72,12 +73,18 @@ export function Connectors({ mcpUrl }: { mcpUrl: string }) {
         ChatGPT and Claude add remote MCP servers as connectors, which sign in with OAuth: neither takes a pasted API
         token, nor one in the URL.
       </p>
-      <div className="banner banner-warning" role="note" data-testid="oauth-status">
-        <p className="banner-message">OAuth sign-in for connectors is not available on this server yet.</p>
-        <p>
-          It arrives with Loadout&apos;s OAuth work. Until then a connector cannot finish connecting, so today the
-          header clients above (Claude Code, Cursor, VS Code, Codex and others) connect with API tokens.
+      <div className="banner banner-info" role="note" data-testid="oauth-status">
+        <p className="banner-message">
+          The app sends you to Loadout to sign in and allow it; you choose the workspaces it reaches and, if you like, a
+          project and mode. It then appears under <Link href="/apps/">Connected apps</Link>, where you can disconnect
+          it.
         </p>
+        {!mcpUrl.startsWith("https://") && (
+          <p>
+            ChatGPT and Claude reach the server from the internet: they need this URL on public https (behind a TLS
+            proxy), not on this machine.
+          </p>
+        )}
       </div>
       <div className="connector-grid">
         {connectors(mcpUrl).map((connector) => (

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { canonicalResource } from "./resource";
+
+const issuer = "https://loadout.example";
+
+describe("canonicalResource", () => {
+  it("accepts the MCP URL, saved endpoints and single-server URLs, canonically spelled", () => {
+    expect(canonicalResource("https://loadout.example/mcp", issuer)).toEqual({
+      resource: "https://loadout.example/mcp",
+    });
+    expect(canonicalResource("HTTPS://Loadout.Example/mcp/", issuer)).toEqual({
+      resource: "https://loadout.example/mcp",
+    });
+    expect(canonicalResource("https://loadout.example/mcp/e/mep_01abc", issuer)).toEqual({
+      resource: "https://loadout.example/mcp/e/mep_01abc",
+    });
+    expect(canonicalResource("https://loadout.example/mcp/s/team-a/github", issuer)).toEqual({
+      resource: "https://loadout.example/mcp/s/team-a/github",
+    });
+  });
+
+  it("refuses other hosts, other paths, queries and fragments", () => {
+    for (const raw of [
+      "https://evil.example/mcp",
+      "http://loadout.example/mcp",
+      "https://loadout.example/v1/me",
+      "https://loadout.example/mcp/../v1",
+      "https://loadout.example/mcp?project=x",
+      "https://loadout.example/mcp#x",
+      "not a url",
+    ]) {
+      expect(canonicalResource(raw, issuer), raw).toHaveProperty("problem");
+    }
+  });
+});
