@@ -258,6 +258,30 @@ describe("the flow", () => {
     expect(((await (await user.request("/v1/connected-apps")).json()) as { apps: unknown[] }).apps).toHaveLength(0);
   });
 
+  it("replaces an earlier connection when the same app connects to the same URL again", async () => {
+    const clientId = String((await register()).body.client_id);
+    const connect = async () => {
+      const { redirect, verifier } = await authorize(clientId);
+      const issued = await token({
+        grant_type: "authorization_code",
+        code: redirect.searchParams.get("code") ?? "",
+        redirect_uri: CALLBACK,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: RESOURCE,
+      });
+      expect(issued.status).toBe(200);
+      return issued.body.access_token ?? "";
+    };
+    const first = await connect();
+    const second = await connect();
+    expect((await mcpList(second)).status).toBe(200);
+    expect((await mcpList(first)).status).toBe(401);
+    const apps = (await (await user.request("/v1/connected-apps")).json()) as { apps: Array<{ id: string }> };
+    expect(apps.apps).toHaveLength(1);
+    await user.request(`/v1/connected-apps/${apps.apps[0]?.id}`, { method: "DELETE" });
+  });
+
   it("answers a denial with access_denied, state and iss", async () => {
     const clientId = String((await register()).body.client_id);
     const { redirect } = await authorize(clientId, { approve: false });
@@ -368,7 +392,9 @@ describe("pins and resources", () => {
     expect(all).toContain("personal-only");
     expect(all).toContain("team-skill");
 
-    const { tokens } = await fullFlow(clientId, { decision: { workspace: "pin-team", mode: "plan" } });
+    // A second connection (another client: the same one connecting again would replace the first).
+    const pinnedClient = String((await register()).body.client_id);
+    const { tokens } = await fullFlow(pinnedClient, { decision: { workspace: "pin-team", mode: "plan" } });
     const listed = await skillNames(tokens.access_token ?? "");
     expect(listed).toContain("team-skill");
     expect(listed).not.toContain("personal-only");

@@ -10,7 +10,8 @@ import {
 import { recordEvent } from "../audit";
 import { personalWorkspaceId } from "../workspaces/access";
 
-export type RevokeReason = "user" | "client" | "code_reuse" | "refresh_reuse";
+/** Why a grant ended; `replaced`: the user connected the same app to the same URL again. */
+export type RevokeReason = "user" | "client" | "code_reuse" | "refresh_reuse" | "replaced";
 
 /** Ends a grant and every token of it, at once. Revoking a revoked grant changes nothing. */
 export async function revokeGrant(

@@ -1,5 +1,5 @@
 import { newId, oauthAuthorizations, oauthGrants, oauthTokens } from "@loadout/db";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import { hashSecret } from "../../auth/secrets";
 import { CODE_PREFIX, looksLikeOAuthSecret, REFRESH_TOKEN_PREFIX } from "../../domain/oauth/lifetimes";
 import { verifierMatches } from "../../domain/oauth/pkce";
@@ -98,6 +98,21 @@ async function redeemCode(ctx: AnonymousContext, clientRef: string, form: Form, 
       createdAt: ctx.now,
     });
     await tx.update(oauthAuthorizations).set({ grantId }).where(eq(oauthAuthorizations.id, row.id));
+    // Connecting the same app to the same URL again replaces the earlier connection, so Connected
+    // apps lists each app once and the abandoned tokens stop working.
+    const earlier = await tx
+      .select({ id: oauthGrants.id, userId: oauthGrants.userId, workspaceId: oauthGrants.workspaceId })
+      .from(oauthGrants)
+      .where(
+        and(
+          eq(oauthGrants.userId, row.userId),
+          eq(oauthGrants.clientRef, row.clientRef),
+          eq(oauthGrants.resource, row.resource),
+          isNull(oauthGrants.revokedAt),
+          ne(oauthGrants.id, grantId),
+        ),
+      );
+    for (const grant of earlier) await revokeGrant(tx, grant, "replaced", ctx);
     return { tokens: await issueTokens(tx, grantId, row.scopes, ctx.now) };
   });
   // Burning the code and revoking a reused one's grant commit; only then is the error thrown.
