@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { maybeSweepOAuth } from "@loadout/api/services/oauth/sweep";
 import { bearer, createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
-import { oauthAuthorizations, oauthTokens } from "@loadout/db";
+import { oauthAuthorizations, oauthClients, oauthGrants, oauthTokens } from "@loadout/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ISSUER = "http://localhost";
@@ -714,7 +714,14 @@ describe("housekeeping", () => {
     expect(before.requests).toBeGreaterThan(0);
     await maybeSweepOAuth(db, new Date(now.getTime() + 3600_000), 1);
     expect(await count()).toEqual(before);
+    const clientsBefore = (await db.select().from(oauthClients)).length;
     await maybeSweepOAuth(db, new Date(now.getTime() + 32 * 86_400_000), 1);
     expect(await count()).toEqual({ requests: 0, tokens: 0 });
+    // Registered clients that never got a grant are gone once their requests are; those with one stay.
+    const clientsAfter = await db.select().from(oauthClients);
+    expect(clientsAfter.length).toBeLessThan(clientsBefore);
+    const granted = new Set((await db.select().from(oauthGrants)).map((g) => g.clientRef));
+    expect(clientsAfter.filter((c) => c.kind === "dynamic").every((c) => granted.has(c.id))).toBe(true);
+    expect(granted.size).toBeGreaterThan(0);
   });
 });
