@@ -3,6 +3,7 @@
  * both outcomes, a placeholder header gets its real value through a password field, and Test
  * against a real upstream (server-everything on loopback) turns the light green.
  */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, signUpInBrowser } from "../helpers/browser";
@@ -290,6 +291,32 @@ describe("servers in the console", () => {
     expect(await issuesRow.getByRole("checkbox", { name: "get" }).isChecked()).toBe(true);
     expect(await issuesRow.getByRole("checkbox", { name: "create" }).isChecked()).toBe(false);
     expect(await echoRow.getByRole("checkbox", { name: "Enable echo" }).isChecked()).toBe(false);
+
+    // The page's single-server URL, with a token, serves this server's approved tools by their own names.
+    const single = await page.getByTestId("server-mcp-url").inputValue();
+    expect(single).toBe(`${server.url}/mcp/s/me/tracker`);
+    const cookies = await context.cookies(server.url);
+    const created = await fetch(`${server.url}/v1/tokens`, {
+      method: "POST",
+      headers: {
+        cookie: cookies.map((item) => `${item.name}=${item.value}`).join("; "),
+        "x-csrf-token": cookies.find((item) => item.name === "lo_csrf")?.value ?? "",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ name: "single", scopes: ["mcp"] }),
+    });
+    expect(created.status).toBe(201);
+    const { secret } = (await created.json()) as { secret: string };
+    const client = new Client({ name: "single-url", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(single), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      }),
+    );
+    const listed = (await client.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain("issues");
+    expect(listed).not.toContain("echo");
+    await client.close();
   });
 
   it("shows what changed in a tool's definition and approves the change", async () => {

@@ -18,6 +18,7 @@ import { HeaderSecrets } from "./header-secrets";
 import { PinReview } from "./pin-review";
 import { ServerForm } from "./server-form";
 import { ServerState } from "./server-state";
+import { ServerUrl } from "./server-url";
 import { TestConnection } from "./test-connection";
 import { ToolTable } from "./tool-table";
 import { useTools } from "./use-tools";
@@ -98,6 +99,7 @@ export function ServerPage({ initial }: { initial: Server }) {
             tools.replace(result.tools);
           }}
         />
+        <ServerUrl server={server} />
       </section>
 
       <section className="card" aria-labelledby="state-heading">
