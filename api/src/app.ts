@@ -6,6 +6,7 @@ import type { AppDeps, AppEnv } from "./http/env";
 import { respondWithError, validationError } from "./http/errors";
 import { requestContext } from "./http/middleware/request-context";
 import { renderReference } from "./http/reference-page";
+import { registerActivity } from "./http/routes/activity";
 import { registerAuth } from "./http/routes/auth";
 import { registerHealth } from "./http/routes/health";
 import { registerMcpSettings } from "./http/routes/mcp-settings";
@@ -13,6 +14,7 @@ import { registerMe } from "./http/routes/me";
 import { registerProjects } from "./http/routes/projects";
 import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
+import { registerTeams } from "./http/routes/teams";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
@@ -49,6 +51,8 @@ export function createApp(deps: AppDeps) {
   registerProjects(app);
   const serverDeps = createServerDeps(deps);
   registerServers(app, serverDeps);
+  registerTeams(app, serverDeps);
+  registerActivity(app);
   registerMcpSettings(app);
   registerMcp(app, serverDeps);
 

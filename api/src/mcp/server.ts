@@ -2,6 +2,7 @@ import type { CallToolResult } from "@loadout/workers";
 import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
+import { type Outcome, outcomeOfToolResult } from "../domain/activity/outcomes";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
 import type { ActionContext } from "../services/context";
@@ -96,12 +97,9 @@ function upstreamSchema(json: Record<string, unknown>) {
   };
 }
 
-export type ToolOutcome = "ok" | "tool_error" | "not_active";
+export type ToolOutcome = Exclude<Outcome, "error">;
 
-function outcomeOfResult(result: ToolResult): ToolOutcome {
-  if (!result.isError) return "ok";
-  return result.content.some((c) => c.text.includes("not active for this session")) ? "not_active" : "tool_error";
-}
+const outcomeOfResult = (result: ToolResult): ToolOutcome => outcomeOfToolResult(result) as ToolOutcome;
 
 /** `server.registerTool`, with each call's outcome reported. */
 function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): McpServer["registerTool"] {

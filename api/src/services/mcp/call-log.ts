@@ -1,4 +1,5 @@
 import { auditEvents, type Database, newId } from "@loadout/db";
+import type { Outcome } from "../../domain/activity/outcomes";
 import type { Logger } from "../../logger";
 
 /** One MCP call, as the activity log keeps it. */
@@ -14,7 +15,7 @@ export interface McpCall {
   target: string;
   /** The item the call named, when it named one. */
   item: string | null;
-  outcome: "ok" | "error" | "tool_error" | "not_active";
+  outcome: Outcome;
   ms: number;
   client: string | null;
   mode: string;
