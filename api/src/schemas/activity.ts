@@ -15,12 +15,10 @@ export const ActivityQuery = z
       .max(254)
       .optional()
       .openapi({ description: "Only events by this user: a user id (`usr_…`) or an email." }),
-    item: z
-      .string()
-      .min(1)
-      .max(300)
-      .optional()
-      .openapi({ description: "Only events about this item: a skill's name, a server's slug, a tool's name, an id." }),
+    item: z.string().min(1).max(300).optional().openapi({
+      description:
+        "Only events about this item: a skill's or persona's name (`acme/review` for a call naming a team's), a server's slug, the tool of a call that names no item, or the target's id.",
+    }),
     kind: z
       .string()
       .regex(/^[a-z_]{1,32}$/, "kind is `call`, `change`, or an entity such as skill, server, member, invite, token")

@@ -1,5 +1,5 @@
 import { apiTokens, auditEvents, idFloor, users } from "@loadout/db";
-import { and, desc, eq, lt, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lt, ne, type SQL, sql } from "drizzle-orm";
 import { OUTCOMES, type Outcome } from "../../domain/activity/outcomes";
 import { decodeCursor, encodeCursor } from "../../domain/cursor";
 import { AppError } from "../../errors";
@@ -38,10 +38,7 @@ export async function listActivity({
   if (query.kind === "call") conditions.push(eq(auditEvents.kind, "mcp"));
   else if (query.kind === "change") conditions.push(ne(auditEvents.kind, "mcp"));
   else if (query.kind) conditions.push(eq(auditEvents.kind, query.kind));
-  if (query.item) {
-    const item = or(eq(auditEvents.item, query.item), eq(auditEvents.targetId, query.item));
-    if (item) conditions.push(item);
-  }
+  if (query.item) conditions.push(eq(auditEvents.item, query.item));
   if (query.actor) {
     if (query.actor.includes("@")) {
       const [user] = await ctx.db
