@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { AuthCard } from "@/components/auth-card";
 import { type Credentials, CredentialsForm } from "@/components/credentials-form";
 import { api, rememberCsrfToken } from "@/lib/api";
+import { nextPathFromLocation } from "@/lib/navigation";
 import type { AuthResult } from "@/lib/types";
 
 export default function SignUpPage() {
@@ -13,8 +14,8 @@ export default function SignUpPage() {
   const signUp = async (credentials: Credentials) => {
     const result = await api.post<AuthResult>("/v1/auth/signup", credentials, { csrf: false });
     rememberCsrfToken(result.csrfToken);
-    // A new account's first useful step is a token for an MCP client.
-    router.replace("/tokens/");
+    // Back where the visitor came from (an invite link), else to the first useful step: a token for an MCP client.
+    router.replace(nextPathFromLocation() ?? "/tokens/");
   };
 
   return (
