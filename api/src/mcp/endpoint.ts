@@ -433,6 +433,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         client: client ? `${client.name} ${client.version}`.trim() : null,
         mode,
         project,
+        server: upstreamTools[0]?.server.slug ?? null,
+        endpoint: pinned?.endpointId ?? null,
       };
       const recorder = c.get("deps").callRecorder ?? immediateRecorder;
       c.get("defer")(async () => {

@@ -60,6 +60,8 @@ export const ActivityEvent = z
         ms: z.number(),
         mode: z.string(),
         project: z.string().nullable(),
+        server: z.string().nullable().openapi({ description: "The upstream server a proxied call went to." }),
+        endpoint: z.string().nullable().openapi({ description: "The saved endpoint the client used, if any." }),
       })
       .nullable()
       .openapi({ description: "For MCP calls: which client called which tool, how it ended and how long it took." }),

@@ -124,7 +124,7 @@ describe("a team's items over a member's MCP URL", () => {
       .toBeGreaterThanOrEqual(3);
     const calls = (await ada.rest("/v1/workspaces/acme/activity?kind=call")).body.events as {
       actor: { email: string };
-      call: { tool: string; client: string | null; outcome: string; ms: number };
+      call: { tool: string; client: string | null; outcome: string; ms: number; server: string | null };
       item: string;
     }[];
     expect(calls.every((c) => c.actor.email === "bob@teams.example.com")).toBe(true);
@@ -132,6 +132,9 @@ describe("a team's items over a member's MCP URL", () => {
       expect.arrayContaining(["skills:ok", "acme_tracker_issues:ok", "acme_tracker_issues:plan_refused"]),
     );
     expect(calls.find((c) => c.call.tool === "skills")?.item).toBe("acme/code-review");
+    expect(calls.find((c) => c.call.tool === "acme_tracker_issues")).toMatchObject({
+      call: { server: "tracker", client: "teams-test 3.1.0" },
+    });
     // Bob's call to his own skill stays in his own log.
     const bobs = (await bob.rest("/v1/workspaces/me/activity?kind=call")).body.events as { item: string }[];
     expect(bobs.map((e) => e.item)).toContain("code-review");

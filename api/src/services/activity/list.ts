@@ -97,6 +97,8 @@ export async function listActivity({
               ms: typeof data.ms === "number" ? data.ms : 0,
               mode: typeof data.mode === "string" ? data.mode : "agent",
               project: typeof data.project === "string" ? data.project : null,
+              server: typeof data.server === "string" ? data.server : null,
+              endpoint: typeof data.endpoint === "string" ? data.endpoint : null,
             }
           : null,
       };

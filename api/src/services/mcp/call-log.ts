@@ -20,6 +20,9 @@ export interface McpCall {
   client: string | null;
   mode: string;
   project: string | null;
+  /** The upstream server a proxied call went to (its slug), and the saved endpoint used, if any. */
+  server?: string | null;
+  endpoint?: string | null;
 }
 
 export interface CallRecorder {
@@ -42,6 +45,8 @@ const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
     client: call.client,
     mode: call.mode,
     project: call.project,
+    server: call.server ?? null,
+    endpoint: call.endpoint ?? null,
   },
   requestId: call.requestId,
   createdAt: call.at,

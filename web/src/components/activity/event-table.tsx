@@ -27,6 +27,9 @@ function What({ event }: { event: ActivityEvent }) {
       <>
         <code>{event.call.tool}</code>
         {event.item !== event.call.tool && <span className="muted"> {event.item}</span>}
+        {event.call.server && <span className="muted"> via server {event.call.server}</span>}
+        {event.call.endpoint && <span className="muted"> through endpoint {event.call.endpoint}</span>}
+        {event.call.mode !== "agent" && <span className="muted"> ({event.call.mode} mode)</span>}
       </>
     );
   }

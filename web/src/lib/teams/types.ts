@@ -49,6 +49,8 @@ export type ActivityEvent = {
     ms: number;
     mode: string;
     project: string | null;
+    server: string | null;
+    endpoint: string | null;
   } | null;
 };
 
