@@ -109,8 +109,13 @@ describe("teams in the console", () => {
     await bob.waitForURL(`${server.url}/team/`);
     await bob.getByTestId("member-bob@teams.example.com").getByText("Member").waitFor();
     expect(await bob.getByLabel("Workspace", { exact: true }).inputValue()).toBe(TEAM);
-    // A member does not manage invites.
+    // A member does not manage invites, and works on the team's skills in the team's workspace.
     expect(await bob.getByRole("heading", { name: "Invites" }).count()).toBe(0);
+    await nav(bob, "Skills").click();
+    await bob.waitForURL(`${server.url}/skills/`);
+    await bob.getByRole("link", { name: "release-checklist" }).first().waitFor();
+    await bob.getByLabel("Workspace", { exact: true }).selectOption("me");
+    await bob.getByText("No skills yet").waitFor();
 
     const token = await rest(bobContext, "/v1/tokens", { method: "POST", body: { name: "laptop", scopes: ["mcp"] } });
     expect(token.status).toBe(201);
