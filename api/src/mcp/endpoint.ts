@@ -430,7 +430,10 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         method: rpc.method,
         target,
         item,
-        client: client ? `${client.name} ${client.version}`.trim() : null,
+        // 2025-era clients name themselves in initialize only: their calls fall back to the User-Agent.
+        client: client
+          ? `${client.name} ${client.version}`.trim()
+          : (c.req.header("user-agent")?.slice(0, 100) ?? null),
         mode,
         project,
         server: upstreamTools[0]?.server.slug ?? null,
