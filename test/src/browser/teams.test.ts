@@ -152,6 +152,20 @@ describe("teams in the console", () => {
       )
       .toBeGreaterThan(0);
     await ada.getByTestId("usage-chart").waitFor();
+
+    // A change links to the version it made, in the skill's history.
+    const current = await rest(adaContext, `/v1/workspaces/${TEAM}/skills/release-checklist`);
+    const edited = await rest(adaContext, `/v1/workspaces/${TEAM}/skills/release-checklist`, {
+      method: "PATCH",
+      body: { revision: current.body.revision, description: "The team's release checklist, version two." },
+    });
+    expect(edited.status).toBe(200);
+    await ada.reload();
+    await ada.getByRole("link", { name: "release-checklist v1" }).click();
+    await ada.waitForURL(/\/skills\/history\/\?name=release-checklist&version=1$/);
+    await ada.getByText("Version 1 compared with the current version (v2)").waitFor();
+    await nav(ada, "Activity").click();
+    await ada.getByRole("heading", { name: "Events" }).waitFor();
     await ada.getByLabel("Kind").selectOption("member");
     await ada.getByRole("button", { name: "Apply filters" }).click();
     await ada.getByTestId("activity-row").filter({ hasText: "member.joined" }).waitFor();

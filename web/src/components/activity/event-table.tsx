@@ -37,7 +37,7 @@ function What({ event }: { event: ActivityEvent }) {
     (event.target.type === "skill" || event.target.type === "persona") && !event.action.endsWith(".removed");
   const version = typeof event.data.version === "number" ? ` v${event.data.version}` : "";
   return versioned ? (
-    <Link href={historyHref(event.item)}>
+    <Link href={historyHref(event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
       {event.item}
       {version}
     </Link>
