@@ -116,12 +116,36 @@ describe("a team's items over a member's MCP URL", () => {
     }
   });
 
+  it("refuses a tool not approved yet, and one switched off, each counted as its refusal", async () => {
+    const imported = await ada.rest("/v1/workspaces/acme/servers/import", {
+      method: "POST",
+      body: { text: JSON.stringify({ mcpServers: { pending: { url: upstream.url } } }) },
+    });
+    expect(imported.status).toBe(200);
+    expect((await ada.rest("/v1/workspaces/acme/servers/pending/test", { method: "POST" })).status).toBe(200);
+    const client = await connect(bobToken);
+    try {
+      const withheld = await client.callTool({ name: "acme_pending_issues", arguments: { action: "list" } });
+      expect(textOf(withheld)).toContain("not approved yet");
+      const record = await ada.rest("/v1/workspaces/acme/servers/pending");
+      const off = await ada.rest("/v1/workspaces/acme/servers/pending", {
+        method: "PATCH",
+        body: { revision: record.body.revision, enabled: false },
+      });
+      expect(off.status, JSON.stringify(off.body)).toBe(200);
+      const inactive = await client.callTool({ name: "acme_pending_issues", arguments: { action: "list" } });
+      expect(textOf(inactive)).toContain("not active for this session");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("shows the members' calls in the team's activity and usage", async () => {
     await expect
       .poll(async () => (await ada.rest("/v1/workspaces/acme/activity?kind=call")).body.events.length, {
         timeout: 5000,
       })
-      .toBeGreaterThanOrEqual(3);
+      .toBeGreaterThanOrEqual(5);
     const calls = (await ada.rest("/v1/workspaces/acme/activity?kind=call")).body.events as {
       actor: { email: string };
       call: { tool: string; client: string | null; outcome: string; ms: number; server: string | null };
@@ -142,7 +166,7 @@ describe("a team's items over a member's MCP URL", () => {
 
     const usage = (await ada.rest("/v1/workspaces/acme/activity/usage")).body;
     expect(usage.days).toHaveLength(30);
-    expect(usage.outcomes.plan_refused).toBe(1);
+    expect(usage.outcomes).toMatchObject({ plan_refused: 1, withheld: 1, not_active: 1 });
     expect(usage.tools.map((t: { name: string }) => t.name)).toContain("acme_tracker_issues");
     expect(usage.days.at(-1).calls).toBe(calls.length);
   });
