@@ -13,7 +13,7 @@ CREATE TABLE "workspace_invites" (
 );
 --> statement-breakpoint
 ALTER TABLE "audit_events" ADD COLUMN "kind" text GENERATED ALWAYS AS (split_part(action, '.', 1)) STORED NOT NULL;--> statement-breakpoint
-ALTER TABLE "audit_events" ADD COLUMN "item" text GENERATED ALWAYS AS (coalesce(data->>'item', data->>'name', data->>'slug', target_id)) STORED NOT NULL;--> statement-breakpoint
+ALTER TABLE "audit_events" ADD COLUMN "item" text GENERATED ALWAYS AS (coalesce(data->>'item', data->>'name', data->>'slug', data->>'email', target_id)) STORED NOT NULL;--> statement-breakpoint
 ALTER TABLE "workspace_invites" ADD CONSTRAINT "workspace_invites_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "workspace_invites_secret_key" ON "workspace_invites" USING btree ("secret_hash");--> statement-breakpoint
 CREATE INDEX "workspace_invites_workspace_idx" ON "workspace_invites" USING btree ("workspace_id","created_at");--> statement-breakpoint

@@ -17,7 +17,7 @@ export const ActivityQuery = z
       .openapi({ description: "Only events by this user: a user id (`usr_…`) or an email." }),
     item: z.string().min(1).max(300).optional().openapi({
       description:
-        "Only events about this item: a skill's or persona's name (`acme/review` for a call naming a team's), a server's slug, the tool of a call that names no item, or the target's id.",
+        "Only events about this item: a skill's or persona's name (`acme/review` for a call naming a team's), a server's slug, a member's or invitee's email, the tool of a call that names no item, or the target's id.",
     }),
     kind: z
       .string()

@@ -25,12 +25,13 @@ export const auditEvents = pgTable(
     /**
      * What the activity page filters on, derived by the database so that no writer has to know:
      * the part of the action before its dot (`skill`, `server`, `member`, `mcp` for calls) and
-     * the item's name (the name a call gave, a skill's name, a server's slug, else the target id).
+     * the item's name (the name a call gave, a skill's name, a server's slug, a member's or invitee's email,
+     * else the target id).
      */
     kind: text("kind").notNull().generatedAlwaysAs(sql`split_part(action, '.', 1)`),
     item: text("item")
       .notNull()
-      .generatedAlwaysAs(sql`coalesce(data->>'item', data->>'name', data->>'slug', target_id)`),
+      .generatedAlwaysAs(sql`coalesce(data->>'item', data->>'name', data->>'slug', data->>'email', target_id)`),
   },
   (t) => [
     // Activity pages read newest first within one workspace; each filter has its own index so a

@@ -258,6 +258,8 @@ describe("activity", () => {
     expect(skillsOnly.events).toHaveLength(3);
     const item = await json(await ada.request("/v1/workspaces/beta/activity?item=two"), 200);
     expect(item.events.map((e: { item: string }) => e.item)).toEqual(["two"]);
+    const invitee = await json(await ada.request("/v1/workspaces/beta/activity?item=bob@example.com"), 200);
+    expect(invitee.events.map((e: { action: string }) => e.action)).toEqual(["member.joined", "invite.created"]);
     const since = all.events[1].at;
     const recent = await json(await ada.request(`/v1/workspaces/beta/activity?from=${encodeURIComponent(since)}`), 200);
     expect(recent.events.map((e: { item: string }) => e.item)).toEqual(["three", "two"]);

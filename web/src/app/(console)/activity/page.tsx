@@ -186,7 +186,7 @@ export default function ActivityPageView() {
             />
             <TextField
               label="Item"
-              placeholder="skill, server or tool"
+              placeholder="skill, server, tool or email"
               value={draft.item}
               onChange={(event) => set("item")(event.target.value)}
             />
