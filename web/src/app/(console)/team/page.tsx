@@ -9,7 +9,7 @@ import { CreateTeamForm } from "@/components/teams/create-team-form";
 import { DeleteTeam } from "@/components/teams/delete-team";
 import { InviteForm, InviteLink, InviteTable } from "@/components/teams/invites";
 import { MemberTable } from "@/components/teams/member-table";
-import { api } from "@/lib/api";
+import { ApiError, api } from "@/lib/api";
 import { type CreatedInvite, type Invite, type Member, manages, ROLE_LABELS } from "@/lib/teams/types";
 import type { Workspace, WorkspaceRole } from "@/lib/types";
 import { PERSONAL_WORKSPACE, useCurrentWorkspace } from "@/lib/workspace";
@@ -80,9 +80,12 @@ function TeamView({ team }: { team: Workspace }) {
       setInvites(manages(mine) ? (await api.get<{ invites: Invite[] }>(`${path}/invites`)).invites : []);
       setLoadError(null);
     } catch (error) {
-      if (!handleAuthError(error)) setLoadError(error);
+      if (handleAuthError(error)) return;
+      // Removed from the team (or it was deleted) since the console loaded: back to the personal workspace.
+      if (error instanceof ApiError && error.status === 404) await reload();
+      else setLoadError(error);
     }
-  }, [path, me.user.id, handleAuthError]);
+  }, [path, me.user.id, handleAuthError, reload]);
 
   useEffect(() => {
     void load();
