@@ -2,7 +2,7 @@ import type { CallToolResult } from "@loadout/workers";
 import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
-import { type Outcome, outcomeOfToolResult } from "../domain/activity/outcomes";
+import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outcomes";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
 import type { ActionContext } from "../services/context";
@@ -97,9 +97,7 @@ function upstreamSchema(json: Record<string, unknown>) {
   };
 }
 
-export type ToolOutcome = Exclude<Outcome, "error">;
-
-const outcomeOfResult = (result: ToolResult): ToolOutcome => outcomeOfToolResult(result) as ToolOutcome;
+export type ToolOutcome = ResultOutcome;
 
 /** `server.registerTool`, with each call's outcome reported. */
 function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): McpServer["registerTool"] {
@@ -111,7 +109,7 @@ function trackedRegistrar(server: McpServer, report: ServerOptions["report"]): M
   return ((name: string, config: unknown, cb: (...args: unknown[]) => Promise<ToolResult>) =>
     register(name, config, async (...args: unknown[]) => {
       const result = await cb(...args);
-      report?.(outcomeOfResult(result));
+      report?.(outcomeOfToolResult(result));
       return result;
     })) as unknown as McpServer["registerTool"];
 }

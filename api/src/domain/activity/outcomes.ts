@@ -7,6 +7,8 @@
 export const OUTCOMES = ["ok", "error", "tool_error", "not_active", "plan_refused", "withheld"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 export type Refusal = Extract<Outcome, "not_active" | "plan_refused" | "withheld">;
+/** What a tool's own result can say; `error` is a protocol error, which has no result. */
+export type ResultOutcome = Exclude<Outcome, "error">;
 
 /** The refusal a tool's error text states, or null for any other error. Matches Loadout's own wording. */
 export function refusalOf(text: string): Refusal | null {
@@ -17,7 +19,7 @@ export function refusalOf(text: string): Refusal | null {
 }
 
 /** The outcome of a tool result: ok, a refusal, or a tool error. */
-export function outcomeOfToolResult(result: { isError?: boolean; content?: { text?: string }[] }): Outcome {
+export function outcomeOfToolResult(result: { isError?: boolean; content?: { text?: string }[] }): ResultOutcome {
   if (!result.isError) return "ok";
   for (const block of result.content ?? []) {
     const refusal = block.text ? refusalOf(block.text) : null;
