@@ -116,6 +116,10 @@ describe("teams in the console", () => {
     await bob.getByRole("link", { name: "release-checklist" }).first().waitFor();
     await bob.getByLabel("Workspace", { exact: true }).selectOption("me");
     await bob.getByText("No skills yet").waitFor();
+    // A link naming the team's workspace opens in it.
+    await bob.goto(`${server.url}/skills/?ws=${TEAM}`);
+    await bob.getByRole("link", { name: "release-checklist" }).first().waitFor();
+    expect(await bob.getByLabel("Workspace", { exact: true }).inputValue()).toBe(TEAM);
 
     const token = await rest(bobContext, "/v1/tokens", { method: "POST", body: { name: "laptop", scopes: ["mcp"] } });
     expect(token.status).toBe(201);

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { Fragment, type ReactNode, useEffect, useMemo, useState } from "react";
+import { Fragment, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { api, rememberCsrfToken } from "@/lib/api";
 import { SIGN_IN_PATH } from "@/lib/navigation";
 import {
@@ -38,13 +38,20 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
   const [error, setError] = useState<unknown>(null);
 
   const [ws, setWs] = useState<string | null>(null);
+  const firstRun = useRef(true);
 
   // Read once on the client (the static export renders without storage), then kept in step with
   // the memberships: a team the user left falls back to the personal workspace.
+  // A link may name its workspace (`?ws=acme`), so a teammate's link opens in the team.
   useEffect(() => {
-    setWs((current) =>
-      current === null || !workspaceFor(me.workspaces, current) ? storedWorkspace(me.workspaces) : current,
-    );
+    const named = firstRun.current ? new URLSearchParams(window.location.search).get("ws") : null;
+    firstRun.current = false;
+    const linked = named && workspaceFor(me.workspaces, named) ? named : null;
+    if (linked) storeWorkspace(linked);
+    setWs((current) => {
+      if (current === null) return linked ?? storedWorkspace(me.workspaces);
+      return workspaceFor(me.workspaces, current) ? current : storedWorkspace(me.workspaces);
+    });
   }, [me.workspaces]);
 
   const current = useMemo<CurrentWorkspace>(() => {
