@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasPrefix, newId } from "./ids";
+import { hasPrefix, idFloor, newId } from "./ids";
 
 describe("newId", () => {
   it("prefixes the kind and has 26 base32 characters", () => {
@@ -19,5 +19,16 @@ describe("newId", () => {
   it("does not repeat", () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => newId("token")));
     expect(ids.size).toBe(10_000);
+  });
+});
+
+describe("idFloor", () => {
+  it("bounds the ids of a time range", () => {
+    const t = 1_764_000_000_000;
+    const at = newId("event", t);
+    expect(idFloor("event", t) <= at).toBe(true);
+    expect(idFloor("event", t + 1) > at).toBe(true);
+    expect(idFloor("event", t - 1) < at).toBe(true);
+    expect(newId("event", t - 1) < idFloor("event", t)).toBe(true);
   });
 });

@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   oauthGrant: "ogr",
   oauthAuthorization: "oaz",
   oauthToken: "otk",
+  invite: "inv",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -54,6 +55,14 @@ function encodeRandom(bytes: Uint8Array): string {
 export function newId(kind: IdKind, now: number = Date.now()): string {
   const random = crypto.getRandomValues(new Uint8Array(10));
   return `${ID_PREFIXES[kind]}_${encodeTime(now)}${encodeRandom(random)}`;
+}
+
+/**
+ * The smallest id of `kind` made at `ms` or later: ids sort by time, so a time range is an id
+ * range, and a query bounded by time can walk an index on the id.
+ */
+export function idFloor(kind: IdKind, ms: number): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(Math.max(0, Math.floor(ms)))}`;
 }
 
 export function hasPrefix(id: string, kind: IdKind): boolean {

@@ -3,6 +3,7 @@
  * 1. Token-authenticated GET /v1/me at 50 concurrent connections for 10 s (after a 2 s warm-up),
  *    on PGlite and on Postgres: requests/s, p50 and p99 latency, against the targets
  *    (Postgres: ≥ 3,000 requests/s, p99 < 25 ms on 2 cores).
+ *    Then, on Postgres: the MCP endpoint, skills, the proxy, and the activity list over 1,000,000 events.
  * 2. One password hash (scrypt N=2^14, r=8, p=5): Node's native scrypt and the portable one the
  *    Worker runs, since Workers meter CPU per request.
  */
@@ -11,6 +12,7 @@ import { nodeScrypt } from "@loadout/api/auth/node-scrypt";
 import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
+import { type ActivityFigures, benchActivity, printActivity } from "./activity";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
 import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
@@ -27,6 +29,7 @@ interface Row {
   mcp?: McpFigures;
   proxy?: ProxyFigures;
   oauth: OAuthFigures;
+  activity?: ActivityFigures;
   login: { wrong: number; unknown: number };
   rps: number;
   p50: number;
@@ -46,7 +49,7 @@ async function signUpAndToken(url: string): Promise<string> {
   const created = await fetch(`${url}/v1/tokens`, {
     method: "POST",
     headers: { "content-type": "application/json", cookie: cookies.join("; "), "x-csrf-token": csrf },
-    body: JSON.stringify({ name: "bench", scopes: ["mcp", "skills:read", "skills:write"] }),
+    body: JSON.stringify({ name: "bench", scopes: ["mcp", "skills:read", "skills:write", "admin"] }),
   });
   if (created.status !== 201) throw new Error(`token creation failed: ${created.status}`);
   return ((await created.json()) as { secret: string }).secret;
@@ -103,6 +106,8 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     const oauth = await benchOAuth(server);
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     const proxy = databaseUrl ? await benchProxy(server) : undefined;
+    // Last: its million events would weigh on the figures above.
+    const activity = databaseUrl ? await benchActivity(server, databaseUrl, token) : undefined;
     return {
       engine,
       login,
@@ -110,6 +115,7 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
       ...(proxy ? { proxy } : {}),
+      ...(activity ? { activity } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
       p99: result.latency.p99,
@@ -197,6 +203,8 @@ const proxyRow = rows.find((r) => r.proxy)?.proxy;
 if (proxyRow) printProxy(proxyRow);
 console.log("");
 for (const r of rows) printOAuth(r.engine, r.oauth);
+const activityRow = rows.find((r) => r.activity)?.activity;
+if (activityRow) printActivity(activityRow);
 
 const hashes = [
   await timeHash("Node native scrypt (Node entry)", createPasswordHasher(nodeScrypt)),

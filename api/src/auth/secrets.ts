@@ -29,6 +29,17 @@ export function looksLikeApiToken(value: string): boolean {
   return value.length === API_TOKEN_PREFIX.length + API_TOKEN_BODY && /^lo_[0-9A-Za-z]+$/.test(value);
 }
 
+export const INVITE_SECRET_PREFIX = "loi_";
+
+/** The secret of an invite link (`loi_…`, ~256 bits); only its SHA-256 is stored. */
+export function newInviteSecret(): string {
+  return INVITE_SECRET_PREFIX + randomBase62(API_TOKEN_BODY);
+}
+
+export function looksLikeInviteSecret(value: string): boolean {
+  return value.length === INVITE_SECRET_PREFIX.length + API_TOKEN_BODY && /^loi_[0-9A-Za-z]+$/.test(value);
+}
+
 export function newSessionSecret(): string {
   return randomBase62(43);
 }

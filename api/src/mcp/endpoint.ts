@@ -2,6 +2,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import { normalizeProjectPath } from "../domain/activation";
+import { callWorkspaceId } from "../domain/activity/call-workspace";
+import { type Outcome, outcomeOfToolResult } from "../domain/activity/outcomes";
 import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
 import { hasScope } from "../domain/scopes";
@@ -32,7 +34,7 @@ const MODES = new Set(["agent", "plan", "goal"]);
 const LOGGED_METHODS = /^(tools\/call|skills\/get|resources\/read)$/;
 
 /** What became of a call, from its JSON or SSE answer. */
-export function outcomeOf(body: string): "ok" | "error" | "tool_error" | "not_active" {
+export function outcomeOf(body: string): Outcome {
   const messages = body.trimStart().startsWith("{")
     ? [body]
     : body
@@ -46,12 +48,7 @@ export function outcomeOf(body: string): "ok" | "error" | "tool_error" | "not_ac
         result?: { isError?: boolean; content?: { text?: string }[] };
       };
       if (message.error) return "error";
-      if (message.result?.isError) {
-        return message.result.content?.some((c) => c.text?.includes("not active for this session"))
-          ? "not_active"
-          : "tool_error";
-      }
-      if (message.result) return "ok";
+      if (message.result) return outcomeOfToolResult(message.result);
     } catch {
       // A keep-alive or a partial line: not the answer.
     }
@@ -434,39 +431,53 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       },
     });
     const rpc = parsedBody as { id?: unknown; method?: unknown; params?: Record<string, unknown> } | undefined;
-    const personal = session.workspaces.find((w) => w.kind === "personal");
-    if (typeof rpc?.method === "string" && rpc.id !== undefined && LOGGED_METHODS.test(rpc.method) && personal) {
+    if (typeof rpc?.method === "string" && rpc.id !== undefined && LOGGED_METHODS.test(rpc.method)) {
+      const params = rpc.params ?? {};
+      const args = params.arguments as Record<string, unknown> | undefined;
+      const target =
+        typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : rpc.method;
+      const item =
+        typeof args?.name === "string"
+          ? args.name
+          : typeof args?.id === "string"
+            ? args.id
+            : typeof params.uri === "string"
+              ? params.uri
+              : null;
+      // Kept by the team whose tool or item the call named, else by the caller's personal workspace.
+      const workspaceId = callWorkspaceId(session.workspaces, {
+        toolWorkspaceId: upstreamTools[0]?.server.workspaceId ?? null,
+        names: [item, target],
+      });
+      // skill_edit is not even offered outside agent mode: calling it is a plan-mode refusal.
+      const planRefused = target === "skill_edit" && mode !== "agent" && rpc.method === "tools/call";
+      if (!workspaceId) return response;
       // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
       // extension's reads) are read again after they have gone to the client.
       const answered =
         rpc.method === "tools/call" && (response.headers.get("content-type") ?? "").startsWith("application/json");
       const copy = answered ? null : response.clone();
-      const params = rpc.params ?? {};
-      const args = params.arguments as Record<string, unknown> | undefined;
       const call = {
-        workspaceId: personal.id,
+        workspaceId,
         userId: principal.userId,
         tokenId: principal.kind === "token" ? principal.tokenId : null,
         requestId: ctx.requestId,
         at: ctx.now,
         method: rpc.method,
-        target:
-          typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : rpc.method,
-        item:
-          typeof args?.name === "string"
-            ? args.name
-            : typeof args?.id === "string"
-              ? args.id
-              : typeof params.uri === "string"
-                ? params.uri
-                : null,
-        client: client ? `${client.name} ${client.version}`.trim() : null,
+        target,
+        item,
+        // 2025-era clients name themselves in initialize only: their calls fall back to the User-Agent.
+        client: client
+          ? `${client.name} ${client.version}`.trim()
+          : (c.req.header("user-agent")?.slice(0, 100) ?? null),
         mode,
         project,
+        server: upstreamTools[0]?.server.slug ?? null,
+        endpoint: pinned?.endpointId ?? null,
       };
       const recorder = c.get("deps").callRecorder ?? immediateRecorder;
       c.get("defer")(async () => {
-        const outcome = copy ? outcomeOf(await copy.text()) : (toolOutcome ?? "error");
+        const outcome = planRefused ? "plan_refused" : copy ? outcomeOf(await copy.text()) : (toolOutcome ?? "error");
         await recorder.record(ctx.db, { ...call, outcome, ms: Math.round((performance.now() - started) * 100) / 100 });
       });
     }

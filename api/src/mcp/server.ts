@@ -2,6 +2,7 @@ import type { CallToolResult } from "@loadout/workers";
 import { inputRequired, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
+import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { docNameFor } from "../domain/skills/names";
 import { AppError } from "../errors";
@@ -103,12 +104,7 @@ function upstreamSchema(json: Record<string, unknown>) {
   };
 }
 
-export type ToolOutcome = "ok" | "tool_error" | "not_active";
-
-function outcomeOfResult(result: ToolResult): ToolOutcome {
-  if (!result.isError) return "ok";
-  return result.content.some((c) => c.text.includes("not active for this session")) ? "not_active" : "tool_error";
-}
+export type ToolOutcome = ResultOutcome;
 
 /** `server.registerTool`, with each call's outcome reported. */
 function trackedRegistrar(server: McpServer, options: ServerOptions): McpServer["registerTool"] {
@@ -125,7 +121,7 @@ function trackedRegistrar(server: McpServer, options: ServerOptions): McpServer[
           inputRequests: { [ROOTS_INPUT_KEY]: inputRequired.listRoots() },
         }) as unknown as ToolResult;
       const result = await cb(...args);
-      report?.(outcomeOfResult(result));
+      report?.(outcomeOfToolResult(result));
       return result;
     })) as unknown as McpServer["registerTool"];
 }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { Timestamp } from "./common";
 
-const Email = z
+export const Email = z
   .string({ error: "email is required" })
   .trim()
   .max(254, "email is too long (254 characters at most)")

@@ -17,4 +17,5 @@ export * from "./skill-blobs";
 export * from "./skill-versions";
 export * from "./skills";
 export * from "./users";
+export * from "./workspace-invites";
 export * from "./workspaces";

@@ -32,8 +32,9 @@ const actor = {} as {
   narrowed: string;
   lacking: Map<string, string>;
   tokenId: string;
+  userId: string;
 };
-const other = {} as { user: TestUser; teamSlug: string; tokenId: string };
+const other = {} as { user: TestUser; teamSlug: string; tokenId: string; userId: string };
 
 function operations(document: Json): Operation[] {
   const out: Operation[] = [];
@@ -112,6 +113,7 @@ const own = () => ({
   slug: "sample-server",
   version: "1",
   tool: "sample-tool",
+  user: actor.userId,
 });
 const foreign = () => ({
   ws: other.teamSlug,
@@ -120,6 +122,7 @@ const foreign = () => ({
   slug: "sample-server",
   version: "1",
   tool: "sample-tool",
+  user: other.userId,
 });
 const missing = {
   ws: "no-such-workspace",
@@ -128,6 +131,7 @@ const missing = {
   slug: "no-such-item",
   version: "999",
   tool: "no-such-tool",
+  user: "usr_01jzzzzzzzzzzzzzzzzzzzzzzz",
 };
 
 /** Required query parameters, sampled from their schemas, so validation passes and auth is what is tested. */
@@ -165,6 +169,7 @@ beforeAll(async () => {
   ops = operations(doc);
 
   actor.user = await TestUser.signUp(t.app, "actor@example.com");
+  actor.userId = (await (await actor.user.request("/v1/me")).json()).user.id;
   const team = await actor.user.request("/v1/workspaces", {
     method: "POST",
     body: { slug: "actor-team", name: "Actor team" },
@@ -189,6 +194,7 @@ beforeAll(async () => {
   }
 
   other.user = await TestUser.signUp(t.app, "other@example.com");
+  other.userId = (await (await other.user.request("/v1/me")).json()).user.id;
   other.teamSlug = "other-team";
   expect(
     (await other.user.request("/v1/workspaces", { method: "POST", body: { slug: "other-team", name: "Other" } }))
@@ -275,4 +281,118 @@ describe("every route in the OpenAPI document", () => {
       expect(res.status, `${op.method} ${op.path}`).toBe(200);
     }
   });
+});
+
+/**
+ * Every role against every workspace route: the least role each one needs in a team. A route
+ * missing from this table fails the suite, so a new route's rights are decided when it is added.
+ * A role below the least is refused with 403 and changes nothing; an outsider gets the 404 of a
+ * missing workspace; a role at or above it gets through (each write on a fresh team).
+ */
+type Role = "owner" | "admin" | "member";
+const RANK: Record<Role | "outsider", number> = { outsider: 0, member: 1, admin: 2, owner: 3 };
+const CONTENT = /^\/v1\/workspaces\/\{ws\}\/(skills|projects|servers)(\/|$)/;
+const LEAST_ROLE: Record<string, Role> = {
+  "GET /v1/workspaces/{ws}": "member",
+  "DELETE /v1/workspaces/{ws}": "owner",
+  "GET /v1/workspaces/{ws}/members": "member",
+  "PATCH /v1/workspaces/{ws}/members/{user}": "admin",
+  "DELETE /v1/workspaces/{ws}/members/{user}": "admin",
+  "POST /v1/workspaces/{ws}/leave": "member",
+  "POST /v1/workspaces/{ws}/transfer": "owner",
+  "GET /v1/workspaces/{ws}/invites": "admin",
+  "POST /v1/workspaces/{ws}/invites": "admin",
+  "DELETE /v1/workspaces/{ws}/invites/{id}": "admin",
+  "GET /v1/workspaces/{ws}/activity": "member",
+  "GET /v1/workspaces/{ws}/activity/usage": "member",
+};
+const leastRole = (op: Operation): Role | undefined =>
+  CONTENT.test(op.path) ? "member" : LEAST_ROLE[`${op.method} ${op.path}`];
+
+describe("every role against every workspace route", () => {
+  const people = {} as Record<"owner" | "owner2" | "admin" | "member" | "target" | "outsider", TestUser>;
+  let teams = 0;
+
+  async function team(): Promise<{ slug: string; target: string; invite: string }> {
+    const slug = `roles-${++teams}`;
+    expect((await people.owner.request("/v1/workspaces", { method: "POST", body: { slug, name: slug } })).status).toBe(
+      201,
+    );
+    const roles: [keyof typeof people, Role][] = [
+      ["owner2", "owner"],
+      ["admin", "admin"],
+      ["member", "member"],
+      ["target", "member"],
+    ];
+    for (const [who, role] of roles) {
+      const created = await people.owner.request(`/v1/workspaces/${slug}/invites`, {
+        method: "POST",
+        body: { email: people[who].email, role },
+      });
+      const { secret } = (await created.json()) as { secret: string };
+      const accepted = await people[who].request("/v1/invites/accept", { method: "POST", body: { token: secret } });
+      expect(accepted.status).toBe(200);
+    }
+    const pending = await people.owner.request(`/v1/workspaces/${slug}/invites`, {
+      method: "POST",
+      body: { email: "pending@example.com" },
+    });
+    const target = (await (await people.target.request("/v1/me")).json()).user.id as string;
+    return { slug, target, invite: ((await pending.json()) as { invite: { id: string } }).invite.id };
+  }
+
+  function values(fixture: { slug: string; target: string; invite: string }) {
+    return { ...own(), ws: fixture.slug, user: fixture.target, id: fixture.invite };
+  }
+
+  function send(op: Operation, who: TestUser, fixture: { slug: string; target: string; invite: string }) {
+    const path = withQuery(op, pathWith(op, values(fixture)));
+    const body = op.path.endsWith("/transfer") ? { userId: fixture.target } : bodyFor(op);
+    return who.request(path, { method: op.method, ...(body !== undefined ? { body } : {}) });
+  }
+
+  beforeAll(async () => {
+    for (const who of ["owner", "owner2", "admin", "member", "target", "outsider"] as const)
+      people[who] = await TestUser.signUp(t.app, `${who}@roles.example.com`);
+  });
+
+  it("classifies every workspace route", () => {
+    const unclassified = ops
+      .filter((o) => o.params.includes("ws") && !leastRole(o))
+      .map((o) => `${o.method} ${o.path}`);
+    expect(unclassified, "add these routes to LEAST_ROLE").toEqual([]);
+  });
+
+  it("refuses roles below the least with 403, outsiders with 404, and lets the rest through", async () => {
+    const shared = await team();
+    const workspaceOps = ops.filter((o) => o.params.includes("ws"));
+    expect(workspaceOps.length).toBeGreaterThan(20);
+    for (const op of workspaceOps) {
+      const least = leastRole(op) as Role;
+      for (const role of ["outsider", "member", "admin", "owner"] as const) {
+        const label = `${role} → ${op.method} ${op.path}`;
+        const allowed = RANK[role] >= RANK[least];
+        const fixture = allowed && op.method !== "GET" ? await team() : shared;
+        const res = await send(op, people[role], fixture);
+        const body = res.status === 204 ? null : ((await res.json()) as { error?: { code: string } });
+        if (role === "outsider") {
+          expect(res.status, label).toBe(404);
+          expect(body?.error?.code, label).toBe("not_found");
+        } else if (!allowed) {
+          expect(res.status, `${label}: ${JSON.stringify(body)}`).toBe(403);
+          expect(body?.error?.code, label).toBe("forbidden");
+        } else {
+          expect([401, 403], `${label}: ${JSON.stringify(body)}`).not.toContain(res.status);
+          // Where every path value exists, "not found" would be a refusal in disguise.
+          const exists = op.params.every((p) => p === "ws" || p === "user") || op.path.includes("/invites/");
+          if (exists) expect(res.status, `${label}: ${JSON.stringify(body)}`).not.toBe(404);
+        }
+      }
+    }
+    // Nothing refused changed the shared team: its five members and their roles are intact.
+    const members = (await (await people.owner.request(`/v1/workspaces/${shared.slug}/members`)).json()) as {
+      members: { role: string }[];
+    };
+    expect(members.members.map((m) => m.role).sort()).toEqual(["admin", "member", "member", "owner", "owner"]);
+  }, 120_000);
 });

@@ -2,9 +2,17 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { type ReactNode, useState } from "react";
+import { Fragment, type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { api, rememberCsrfToken } from "@/lib/api";
 import { SIGN_IN_PATH } from "@/lib/navigation";
+import {
+  type CurrentWorkspace,
+  PERSONAL_WORKSPACE,
+  storedWorkspace,
+  storeWorkspace,
+  WorkspaceContext,
+  workspaceFor,
+} from "@/lib/workspace";
 import { Brand } from "./brand";
 import { ErrorBanner } from "./error-banner";
 import { useSession } from "./session-provider";
@@ -30,7 +38,34 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
   const [signingOut, setSigningOut] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
-  const personal = me.workspaces.find((workspace) => workspace.kind === "personal");
+  const [ws, setWs] = useState<string | null>(null);
+  const firstRun = useRef(true);
+
+  // Read once on the client (the static export renders without storage), then kept in step with
+  // the memberships: a team the user left falls back to the personal workspace.
+  // A link may name its workspace (`?ws=acme`), so a teammate's link opens in the team.
+  useEffect(() => {
+    const named = firstRun.current ? new URLSearchParams(window.location.search).get("ws") : null;
+    firstRun.current = false;
+    const linked = named && workspaceFor(me.workspaces, named) ? named : null;
+    if (linked) storeWorkspace(linked);
+    setWs((current) => {
+      if (current === null) return linked ?? storedWorkspace(me.workspaces);
+      return workspaceFor(me.workspaces, current) ? current : storedWorkspace(me.workspaces);
+    });
+  }, [me.workspaces]);
+
+  const current = useMemo<CurrentWorkspace>(() => {
+    const slug = ws ?? PERSONAL_WORKSPACE;
+    return {
+      ws: slug,
+      workspace: workspaceFor(me.workspaces, slug),
+      select: (next: string) => {
+        storeWorkspace(next);
+        setWs(next);
+      },
+    };
+  }, [ws, me.workspaces]);
 
   const signOut = async () => {
     setSigningOut(true);
@@ -56,14 +91,24 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
           <Link href="/skills/" className="brand-link" aria-label="Loadout home">
             <Brand />
           </Link>
-          {personal && (
-            <div className="workspace" title={`Workspace: ${personal.name} (${personal.slug})`}>
-              <span className="workspace-label">Workspace</span>
-              <span className="workspace-name" data-testid="workspace-name">
-                {personal.name}
-              </span>
-            </div>
-          )}
+          <div className="workspace">
+            <label className="workspace-label" htmlFor="workspace-switcher">
+              Workspace
+            </label>
+            <select
+              id="workspace-switcher"
+              className="input workspace-select"
+              data-testid="workspace-name"
+              value={current.ws}
+              onChange={(event) => current.select(event.target.value)}
+            >
+              {me.workspaces.map((workspace) => (
+                <option key={workspace.id} value={workspace.kind === "personal" ? PERSONAL_WORKSPACE : workspace.slug}>
+                  {workspace.kind === "personal" ? `${workspace.name} (personal)` : `${workspace.name} (team)`}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
         <nav className="nav" aria-label="Console">
           <ul>
@@ -91,7 +136,10 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
       </aside>
       <main className="content">
         <ErrorBanner error={error} />
-        {children}
+        <WorkspaceContext.Provider value={current}>
+          {/* A new workspace is a new page: every view loads its data again. */}
+          {ws !== null && <Fragment key={ws}>{children}</Fragment>}
+        </WorkspaceContext.Provider>
       </main>
     </div>
   );

@@ -64,6 +64,43 @@ describe("proxiedToolName", () => {
   });
 });
 
+describe("proxiedToolName for a team's server", () => {
+  it.each<[string, string, string, string, string | RegExp]>([
+    ["short name", "acme", "github", "create_issue", "acme_github_create_issue"],
+    ["hyphenated", "acme-labs", "my-server", "list", "acme-labs_my-server_list"],
+    ["dots replaced", "acme", "gh", "repos.list", "acme_gh_repos_list"],
+    ["exactly 48", "acme", "srv", "t".repeat(39), `acme_srv_${"t".repeat(39)}`],
+    ["49 is shortened", "acme", "srv", "t".repeat(40), new RegExp(`^acme_srv_${"t".repeat(32)}_[0-9a-z]{6}$`)],
+    ["longest slugs", "t".repeat(39), "s".repeat(32), "x".repeat(64), HASHED],
+  ])("%s", (_case, team, slug, tool, expected) => {
+    const name = proxiedToolName(slug, tool, team);
+    if (typeof expected === "string") expect(name).toBe(expected);
+    else expect(name).toMatch(expected);
+    expect(name).toMatch(VALID_NAME);
+    expect(name.length).toBeLessThanOrEqual(MAX_TOOL_NAME_LENGTH);
+  });
+
+  it("never gives a team's tool the name of the same personal server's tool", () => {
+    expect(proxiedToolName("github", "list", "acme")).not.toBe(proxiedToolName("github", "list"));
+    expect(proxiedToolName("github", "list", null)).toBe(proxiedToolName("github", "list"));
+  });
+
+  it("gives long names of two teams' same server different names", () => {
+    const tool = "list_repository_collaborators_with_permissions";
+    const a = proxiedToolName("github", tool, "team-a");
+    const b = proxiedToolName("github", tool, "team-b");
+    expect(a).not.toBe(b);
+    expect(a.length).toBe(MAX_TOOL_NAME_LENGTH);
+  });
+
+  it("never equals a built-in tool (two underscores at least, built-ins have one at most)", () => {
+    for (const builtIn of BUILT_IN_TOOL_NAMES) {
+      const [team = "", slug = "", tool = ""] = builtIn.split("_");
+      expect(proxiedToolName(slug, tool, team)).not.toBe(builtIn);
+    }
+  });
+});
+
 describe("serverSlugProblem", () => {
   it.each<[string, string | null]>([
     ["github", null],

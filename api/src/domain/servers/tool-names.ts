@@ -38,16 +38,17 @@ export function serverSlugProblem(slug: string): string | null {
 }
 
 /**
- * The name clients see for `tool` of server `serverSlug`: `<slug>_<tool>`, with every character
- * outside `[a-zA-Z0-9_-]` replaced by `_`. A name past 48 characters keeps its first 41 and ends
- * with `_` and 6 base36 characters of a SHA-256 of the unshortened name, so it depends on this
- * server and tool alone and never changes when other servers come and go.
+ * The name clients see for `tool` of server `serverSlug`: `<slug>_<tool>`, or for a team's server
+ * `<team>_<slug>_<tool>` (so a team's `github` and a member's own `github` never share names),
+ * with every character outside `[a-zA-Z0-9_-]` replaced by `_`. A name past 48 characters keeps
+ * its first 41 and ends with `_` and 6 base36 characters of a SHA-256 of the unshortened name, so
+ * it depends on this server and tool alone and never changes when other servers come and go.
  *
  * Replacement alone can map two tools of one server to one name (`get.user`, `get_user`); the
  * catalog maps names back by lookup and must refuse such a duplicate rather than guess.
  */
-export function proxiedToolName(serverSlug: string, tool: string): string {
-  const original = `${serverSlug}_${tool}`;
+export function proxiedToolName(serverSlug: string, tool: string, teamSlug: string | null = null): string {
+  const original = teamSlug ? `${teamSlug}_${serverSlug}_${tool}` : `${serverSlug}_${tool}`;
   const safe = original.replace(/[^a-zA-Z0-9_-]/gu, "_");
   if (safe.length <= MAX_TOOL_NAME_LENGTH) return safe;
   const prefix = safe.slice(0, MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1);

@@ -112,6 +112,11 @@ describe("nameTools", () => {
       { name: "list", reason: "the server lists this tool twice" },
     ]);
   });
+
+  it("prefixes a team's server's tools with the team's slug", () => {
+    const { named } = nameTools("gh", [{ name: "list", inputSchema: {} }], "acme");
+    expect(named.map((n) => n.exposedName)).toEqual(["acme_gh_list"]);
+  });
 });
 
 describe("boundResult", () => {

@@ -102,6 +102,8 @@ export interface NamedTool<T extends ToolDefinition> {
 export function nameTools<T extends ToolDefinition>(
   slug: string,
   tools: readonly T[],
+  /** The team's slug for a team's server (its tools are named `<team>_<slug>_<tool>`). */
+  team: string | null = null,
 ): { named: NamedTool<T>[]; refused: { name: string; reason: string }[] } {
   const named: NamedTool<T>[] = [];
   const refused: { name: string; reason: string }[] = [];
@@ -113,7 +115,7 @@ export function nameTools<T extends ToolDefinition>(
       continue;
     }
     seen.add(tool.name);
-    const exposedName = proxiedToolName(slug, tool.name);
+    const exposedName = proxiedToolName(slug, tool.name, team);
     const holder = taken.get(exposedName);
     if (holder !== undefined) {
       refused.push({ name: tool.name, reason: `its name maps to ${exposedName}, as "${holder}" does` });

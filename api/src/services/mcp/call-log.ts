@@ -1,4 +1,5 @@
 import { auditEvents, type Database, newId } from "@loadout/db";
+import type { Outcome } from "../../domain/activity/outcomes";
 import type { Logger } from "../../logger";
 
 /** One MCP call, as the activity log keeps it. */
@@ -14,11 +15,14 @@ export interface McpCall {
   target: string;
   /** The item the call named, when it named one. */
   item: string | null;
-  outcome: "ok" | "error" | "tool_error" | "not_active";
+  outcome: Outcome;
   ms: number;
   client: string | null;
   mode: string;
   project: string | null;
+  /** The upstream server a proxied call went to (its slug), and the saved endpoint used, if any. */
+  server?: string | null;
+  endpoint?: string | null;
 }
 
 export interface CallRecorder {
@@ -41,6 +45,8 @@ const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
     client: call.client,
     mode: call.mode,
     project: call.project,
+    server: call.server ?? null,
+    endpoint: call.endpoint ?? null,
   },
   requestId: call.requestId,
   createdAt: call.at,

@@ -270,6 +270,8 @@ export async function findProxiedTool(
               eq(mcpServerTools.exposedName, sql.placeholder("name")),
             ),
           )
+          // The same holder the catalog gives a name shared by two workspaces: the earliest server.
+          .orderBy(asc(mcpServers.createdAt), asc(mcpServers.slug))
           .limit(1)
           .prepare("proxied_tool_by_name"),
       ).execute({ workspaces: textArrayLiteral(ids), name });

@@ -11,7 +11,7 @@ import { recordEvent } from "../audit";
 import { personalWorkspaceId } from "../workspaces/access";
 
 /** Why a grant ended; `replaced`: the user connected the same app to the same URL again. */
-export type RevokeReason = "user" | "client" | "code_reuse" | "refresh_reuse" | "replaced";
+export type RevokeReason = "user" | "client" | "code_reuse" | "refresh_reuse" | "replaced" | "membership_ended";
 
 /** Ends a grant and every token of it, at once. Revoking a revoked grant changes nothing. */
 export async function revokeGrant(

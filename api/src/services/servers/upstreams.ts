@@ -1,4 +1,4 @@
-import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
+import { type Database, mcpServers, mcpServerTools, workspaces } from "@loadout/db";
 import {
   guardedFetch,
   type UpstreamPool,
@@ -92,7 +92,12 @@ export async function storeTools(
   listing: { tools: UpstreamTool[]; truncated: boolean },
   now: Date,
 ): Promise<StoredTools> {
-  const { named, refused } = nameTools(server.slug, listing.tools);
+  // A team's server's tools carry the team's slug, so they never share a name with a member's own.
+  const [owner] = await db
+    .select({ kind: workspaces.kind, slug: workspaces.slug })
+    .from(workspaces)
+    .where(eq(workspaces.id, server.workspaceId));
+  const { named, refused } = nameTools(server.slug, listing.tools, owner?.kind === "team" ? owner.slug : null);
   const rows = named.map(({ tool, exposedName }, position) => ({
     serverId: server.id,
     workspaceId: server.workspaceId,

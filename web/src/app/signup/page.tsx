@@ -18,8 +18,8 @@ export default function SignUpPage() {
   const signUp = async (credentials: Credentials) => {
     const result = await api.post<AuthResult>("/v1/auth/signup", credentials, { csrf: false });
     rememberCsrfToken(result.csrfToken);
-    // A new account's first useful step is a token for an MCP client, unless it came from
-    // somewhere (the OAuth consent page) that it should go back to.
+    // Back where the visitor came from (the OAuth consent page, an invite link), else to the
+    // first useful step: a token for an MCP client.
     router.replace(nextPathFromLocation() ?? "/tokens/");
   };
 

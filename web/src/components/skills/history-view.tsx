@@ -20,7 +20,8 @@ import { VersionTable } from "./version-table";
 
 type Loaded = { current: SkillDetail; versions: SkillVersionSummary[] };
 
-export function HistoryView({ name }: { name: string }) {
+// `version` opens with that version selected (the Activity page links to the version a change made).
+export function HistoryView({ name, version: opened }: { name: string; version?: number }) {
   const ws = useWorkspace();
   const { handleAuthError } = useSession();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
@@ -56,6 +57,13 @@ export function HistoryView({ name }: { name: string }) {
       setSelecting(null);
     }
   };
+
+  const [openedDone, setOpenedDone] = useState(false);
+  useEffect(() => {
+    if (!loaded || openedDone || opened === undefined) return;
+    setOpenedDone(true);
+    if (loaded.versions.some((v) => v.version === opened) && opened !== loaded.current.version) void select(opened);
+  });
 
   const restore = async () => {
     if (!loaded || !selected) return;

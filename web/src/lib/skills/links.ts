@@ -18,8 +18,8 @@ export function importHref(kind: SkillKind): string {
   return `/skills/import/?kind=${kind}`;
 }
 
-export function historyHref(name: string): string {
-  return `/skills/history/?name=${encodeURIComponent(name)}`;
+export function historyHref(name: string, version?: number): string {
+  return `/skills/history/?name=${encodeURIComponent(name)}${version ? `&version=${version}` : ""}`;
 }
 
 export function parseKind(value: string | null): "skill" | "persona" {

@@ -7,12 +7,14 @@ import { HistoryView } from "@/components/skills/history-view";
 import { SkillNotLoaded } from "@/components/skills/skill-not-loaded";
 
 function HistoryPage() {
-  const name = useSearchParams().get("name") ?? "";
+  const params = useSearchParams();
+  const name = params.get("name") ?? "";
+  const version = Number(params.get("version"));
   return (
     <>
       <title>{`History${name ? ` of ${name}` : ""} · Loadout`}</title>
       {name ? (
-        <HistoryView key={name} name={name} />
+        <HistoryView key={name} name={name} {...(Number.isInteger(version) && version > 0 ? { version } : {})} />
       ) : (
         <SkillNotLoaded name="" error={null} onRetry={() => undefined} />
       )}

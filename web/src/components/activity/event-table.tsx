@@ -1,0 +1,79 @@
+import Link from "next/link";
+import { DataTable } from "@/components/data-table";
+import { formatDateTime } from "@/lib/format";
+import { historyHref } from "@/lib/skills/links";
+import type { ActivityEvent, Outcome } from "@/lib/teams/types";
+
+const OUTCOME_LABELS: Record<Outcome, string> = {
+  ok: "ok",
+  error: "error",
+  tool_error: "tool error",
+  not_active: "not active for this session",
+  plan_refused: "refused in plan mode",
+  withheld: "withheld (pin)",
+};
+
+const outcomeClass = (outcome: Outcome) =>
+  outcome === "ok"
+    ? "outcome-ok"
+    : outcome === "error" || outcome === "tool_error"
+      ? "outcome-error"
+      : "outcome-refused";
+
+// A skill or persona change links to the item's history, where that version can be read and restored.
+function What({ event }: { event: ActivityEvent }) {
+  if (event.call) {
+    return (
+      <>
+        <code>{event.call.tool}</code>
+        {event.item !== event.call.tool && <span className="muted"> {event.item}</span>}
+        {event.call.server && <span className="muted"> via server {event.call.server}</span>}
+        {event.call.endpoint && <span className="muted"> through endpoint {event.call.endpoint}</span>}
+        {event.call.mode !== "agent" && <span className="muted"> ({event.call.mode} mode)</span>}
+      </>
+    );
+  }
+  const versioned =
+    (event.target.type === "skill" || event.target.type === "persona") && !event.action.endsWith(".removed");
+  const version = typeof event.data.version === "number" ? ` v${event.data.version}` : "";
+  return versioned ? (
+    <Link href={historyHref(event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
+      {event.item}
+      {version}
+    </Link>
+  ) : (
+    <span>{event.item}</span>
+  );
+}
+
+export function EventTable({ events }: { events: ActivityEvent[] }) {
+  return (
+    <DataTable
+      className="event-table"
+      columns={["When", "Who", "What", "Item", "Client", "Outcome", { label: "ms", numeric: true }]}
+    >
+      {events.map((event) => (
+        <tr key={event.id} data-testid="activity-row">
+          <td className="nowrap">{formatDateTime(event.at)}</td>
+          <td>
+            {event.actor?.email ?? "—"}
+            {event.token && <span className="muted"> via {event.token.name}</span>}
+          </td>
+          <td>
+            <code>{event.call ? event.call.method : event.action}</code>
+          </td>
+          <td>
+            <What event={event} />
+          </td>
+          <td>{event.call?.client ?? ""}</td>
+          <td>
+            {event.call && (
+              <span className={outcomeClass(event.call.outcome)}>{OUTCOME_LABELS[event.call.outcome]}</span>
+            )}
+          </td>
+          <td className="numeric">{event.call ? event.call.ms.toFixed(1) : ""}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
