@@ -382,8 +382,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     // every check made again at dispatch), nothing for the other requests.
     const builtIn = BUILT_IN_TOOL_NAMES as readonly string[];
     let upstreamTools: ProxiedTool[] = [];
+    let upstreamListing: ProxiedTool["definition"][] | undefined;
     if (method === "tools/list") {
-      upstreamTools = await proxiedCatalog(
+      const catalog = await proxiedCatalog(
         ctx.db,
         session,
         serverDeps,
@@ -392,6 +393,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         single,
         c.get("defer"),
       );
+      if (catalog.length > 0) upstreamListing = catalog.map((t) => t.definition);
     } else if (typeof needs === "object" && (single || !builtIn.includes(needs.tool))) {
       const found = await findProxiedTool(ctx.db, serverDeps, session, needs.tool, single);
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
@@ -414,6 +416,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         },
         upstream: {
           tools: upstreamTools,
+          ...(upstreamListing ? { listing: upstreamListing } : {}),
           only: Boolean(single),
           call: (tool, args, extra) =>
             callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, { now: ctx.now, ...extra }),

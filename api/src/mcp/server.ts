@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@loadout/workers";
-import { inputRequired, McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, type ListToolsResult, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { isActiveInProject } from "../domain/activation";
 import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outcomes";
@@ -71,7 +71,13 @@ export interface ServerOptions {
    * single-server URL serves only these.
    */
   upstream?: {
+    /** Upstream tools registered to be called (a tools/call names one). */
     tools: ProxiedTool[];
+    /**
+     * For a tools/list: the upstream tools' entries, answered next to the built-ins' without
+     * registering each one (registering 1,000 tools per request costs more than the listing).
+     */
+    listing?: ProxiedTool["definition"][];
     only: boolean;
     call(
       tool: ProxiedTool,
@@ -107,15 +113,20 @@ function upstreamSchema(json: Record<string, unknown>) {
 export type ToolOutcome = ResultOutcome;
 
 /** `server.registerTool`, with each call's outcome reported. */
-function trackedRegistrar(server: McpServer, options: ServerOptions): McpServer["registerTool"] {
+function trackedRegistrar(
+  server: McpServer,
+  options: ServerOptions,
+  registered: { name: string; config: ToolConfig }[],
+): McpServer["registerTool"] {
   const { report, askRoots } = options;
   const register = server.registerTool.bind(server) as (
     name: string,
     config: unknown,
     cb: (...args: unknown[]) => Promise<ToolResult>,
   ) => unknown;
-  return ((name: string, config: unknown, cb: (...args: unknown[]) => Promise<ToolResult>) =>
-    register(name, config, async (...args: unknown[]) => {
+  return ((name: string, config: unknown, cb: (...args: unknown[]) => Promise<ToolResult>) => {
+    registered.push({ name, config: config as ToolConfig });
+    return register(name, config, async (...args: unknown[]) => {
       if (askRoots)
         return inputRequired({
           inputRequests: { [ROOTS_INPUT_KEY]: inputRequired.listRoots() },
@@ -123,7 +134,8 @@ function trackedRegistrar(server: McpServer, options: ServerOptions): McpServer[
       const result = await cb(...args);
       report?.(outcomeOfToolResult(result));
       return result;
-    })) as unknown as McpServer["registerTool"];
+    });
+  }) as unknown as McpServer["registerTool"];
 }
 
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
@@ -134,7 +146,16 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     capabilities: { tools: { listChanged: false } },
     ...(instructions ? { instructions } : {}),
   });
-  const registerTool = trackedRegistrar(server, options);
+  const registered: { name: string; config: ToolConfig }[] = [];
+  const registerTool = trackedRegistrar(server, options, registered);
+  const listing = options.upstream?.listing;
+  // A listing with upstream tools: the built-ins as the SDK would list them, then the upstream
+  // entries as cached. (Set after the built-ins register, replacing the SDK's own handler.)
+  const answerListing = () => {
+    if (!listing) return;
+    const tools = [...registered.map(({ name, config }) => listedDefinition(name, config)), ...listing];
+    server.server.setRequestHandler("tools/list", () => ({ tools }) as ListToolsResult);
+  };
   const upstream = options.upstream;
   for (const tool of upstream?.tools ?? []) {
     registerTool(
@@ -172,7 +193,10 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
       },
     );
   }
-  if (upstream?.only) return server;
+  if (upstream?.only) {
+    answerListing();
+    return server;
+  }
 
   if (wants("skills"))
     registerTool(
@@ -353,7 +377,28 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
       },
     );
   }
+  answerListing();
   return server;
+}
+
+interface ToolConfig {
+  title?: string;
+  description?: string;
+  inputSchema?: { "~standard": { jsonSchema: { input(options: { target: string }): Record<string, unknown> } } };
+  annotations?: Record<string, unknown>;
+}
+
+/** A registered tool's entry in tools/list, as the SDK builds it (same JSON Schema target). */
+function listedDefinition(name: string, config: ToolConfig) {
+  return {
+    name,
+    ...(config.title !== undefined ? { title: config.title } : {}),
+    ...(config.description !== undefined ? { description: config.description } : {}),
+    inputSchema: config.inputSchema
+      ? config.inputSchema["~standard"].jsonSchema.input({ target: "draft-2020-12" })
+      : { type: "object", properties: {} },
+    ...(config.annotations !== undefined ? { annotations: config.annotations } : {}),
+  };
 }
 
 /** Ranks items by how many of the query's words their name and description contain. */

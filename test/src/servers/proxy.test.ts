@@ -144,6 +144,26 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     await client.close();
   });
 
+  it("lists the built-in tools exactly as the SDK does, next to the upstream ones", async () => {
+    const plain = await signUpAccount(server.url, "no-servers@example.com");
+    const plainToken = (await plain.token(["mcp"])).secret;
+    const sdkPath = new Client({ name: "plain", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await sdkPath.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${plainToken}` } },
+      }),
+    );
+    const withUpstreams = await connect();
+    const builtIns = (tools: { name: string }[]) =>
+      tools.filter((t) => ["skills", "skill_edit"].includes(t.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const fast = builtIns((await withUpstreams.listTools({}, { cacheMode: "refresh" } as never)).tools);
+    const sdk = builtIns((await sdkPath.listTools({}, { cacheMode: "refresh" } as never)).tools);
+    expect(fast).toHaveLength(2);
+    expect(fast).toEqual(sdk);
+    await sdkPath.close();
+    await withUpstreams.close();
+  });
+
   it("forwards a call once, on a warm connection costing one upstream request", async () => {
     const client = await connect();
     const created = await client.callTool({ name: "tracker_issues", arguments: { action: "create", title: "First" } });

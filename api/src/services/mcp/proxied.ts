@@ -37,6 +37,14 @@ export interface ProxiedTool {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  /** The entry `tools/list` answers with, built once with the cached listing. */
+  definition: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    annotations: ProxiedTool["annotations"];
+  };
 }
 
 /** Restricts a session to one server, whose tools keep their own names (`/mcp/s/{ws}/{slug}`). */
@@ -82,13 +90,15 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
   const description =
     session.mode === "agent" ? tool.description : planDescription(tool.description, tool.planSafeActions);
   const annotations = annotationsOf(tool);
+  const name = single ? tool.name : tool.exposedName;
   return {
     server,
     tool,
-    name: single ? tool.name : tool.exposedName,
+    name,
     title: annotations.title,
     description,
     annotations,
+    definition: { name, title: annotations.title, description, inputSchema: tool.inputSchema, annotations },
   };
 }
 
