@@ -173,6 +173,8 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const before = stateless.requests();
     const listed = await client.callTool({ name: "tracker_issues", arguments: { action: "list" } });
     expect(textOf(listed)).toMatch(/First/);
+    // The upstream's own identity stays on its hop.
+    expect(JSON.stringify(listed)).not.toContain("upstream-stateless");
     expect(stateless.requests() - before).toBe(1);
     await client.close();
   });

@@ -299,6 +299,18 @@ function textArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 }
 
+/**
+ * The upstream's result without the protocol's reserved `_meta` keys (`io.modelcontextprotocol/…`,
+ * such as its serverInfo): those describe the upstream hop, and the client's hop is Loadout's.
+ */
+function withoutEnvelope(result: CallToolResult): CallToolResult {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  if (!meta) return result;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith("io.modelcontextprotocol/")));
+  const { _meta: _, ...rest } = result;
+  return (Object.keys(kept).length ? { ...rest, _meta: kept } : rest) as CallToolResult;
+}
+
 /** What a proxied call carries besides its arguments: the time, and the client's cancellation and progress. */
 export interface ProxiedCallOptions {
   now: Date;
@@ -358,7 +370,7 @@ export async function forward(
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       inputRequired: options.inputRequired ?? null,
     });
-    return boundResult(result as Parameters<typeof boundResult>[0]) as CallToolResult;
+    return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) throw error;
     const message = safeMessage(error, target);
