@@ -32,7 +32,7 @@ export function UsageChart({ dates, series, label }: { dates: string[]; series: 
   const ticks = [0, Math.round(max / 2), max];
 
   return (
-    <figure className="stack">
+    <figure className="stack chart-figure">
       <svg
         className="chart"
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
@@ -70,7 +70,7 @@ export function UsageChart({ dates, series, label }: { dates: string[]; series: 
                 top += value;
                 return rect;
               })}
-              {(i === 0 || i === dates.length - 1 || i % 7 === 0) && (
+              {(i === 0 || i === dates.length - 1 || (i % 7 === 0 && dates.length - 1 - i >= 4)) && (
                 <text
                   x={x + barWidth / 2}
                   y={HEIGHT - 6}
