@@ -18,6 +18,7 @@ export interface UpstreamTool {
   title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
 }
 

@@ -32,6 +32,8 @@ export const mcpServerTools = pgTable(
     description: text("description").notNull().default(""),
     inputSchema: jsonb("input_schema").$type<Record<string, unknown>>().notNull(),
     annotations: jsonb("annotations").$type<Record<string, unknown>>().notNull().default({}),
+    /** The upstream's output schema, listed to clients as given (not part of the pin). */
+    outputSchema: jsonb("output_schema").$type<Record<string, unknown>>(),
     /** SHA-256 of the name, description and input schema as the upstream gives them now. */
     hash: text("hash").notNull(),
     approvedHash: text("approved_hash"),

@@ -134,11 +134,12 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
           title: "Echo",
           description: "Returns its text argument unchanged.",
           inputSchema: z.object({ text: z.string() }),
+          outputSchema: z.object({ text: z.string() }),
           annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         },
         async ({ text: value }) => {
           count("echo");
-          return text(value);
+          return { ...text(value), structuredContent: { text: value } };
         },
       );
       server.registerTool(

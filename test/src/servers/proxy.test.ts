@@ -223,6 +223,18 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     await client.close();
   });
 
+  it("lists an upstream tool's output schema and passes its structured content through", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools({}, { cacheMode: "refresh" } as never);
+    expect(tools.find((t) => t.name === "tracker_echo")?.outputSchema).toMatchObject({
+      type: "object",
+      properties: { text: { type: "string" } },
+    });
+    const echoed = await client.callTool({ name: "tracker_echo", arguments: { text: "structured" } });
+    expect(echoed.structuredContent).toEqual({ text: "structured" });
+    await client.close();
+  });
+
   it("serves a 2025-era client too", async () => {
     const client = await connect({ era: "legacy" });
     const echoed = await client.callTool({ name: "tracker_echo", arguments: { text: "from 2025" } });

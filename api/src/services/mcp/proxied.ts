@@ -43,6 +43,7 @@ export interface ProxiedTool {
     title: string;
     description: string;
     inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
     annotations: ProxiedTool["annotations"];
   };
 }
@@ -98,7 +99,16 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
     title: annotations.title,
     description,
     annotations,
-    definition: { name, title: annotations.title, description, inputSchema: tool.inputSchema, annotations },
+    // The output schema is listed, not registered: the SDK would refuse a result without
+    // structured content (or one Loadout had to cut), and the upstream validates its own output.
+    definition: {
+      name,
+      title: annotations.title,
+      description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      annotations,
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { and, inArray } from "drizzle-orm";
 import type { ServerToolRow } from "./upstreams";
 
 /** A tool row without its input schema and annotations: what listings read from Postgres. */
-export type LightToolRow = Omit<ServerToolRow, "inputSchema" | "annotations">;
+export type LightToolRow = Omit<ServerToolRow, "inputSchema" | "annotations" | "outputSchema">;
 
 export const lightToolColumns = {
   serverId: mcpServerTools.serverId,
@@ -25,6 +25,7 @@ interface Definition {
   updatedAt: number;
   inputSchema: Record<string, unknown>;
   annotations: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | null;
   /** Roughly what it holds in memory: its JSON length. */
   size: number;
 }
@@ -55,6 +56,7 @@ export class DefinitionCache {
           name: mcpServerTools.name,
           inputSchema: mcpServerTools.inputSchema,
           annotations: mcpServerTools.annotations,
+          outputSchema: mcpServerTools.outputSchema,
           updatedAt: mcpServerTools.updatedAt,
         })
         .from(mcpServerTools)
@@ -68,15 +70,27 @@ export class DefinitionCache {
         this.set(this.key(f), {
           inputSchema: f.inputSchema,
           annotations: f.annotations,
+          outputSchema: f.outputSchema,
           updatedAt: f.updatedAt.getTime(),
-          size: JSON.stringify(f.inputSchema).length + JSON.stringify(f.annotations).length + 64,
+          size:
+            JSON.stringify(f.inputSchema).length +
+            JSON.stringify(f.annotations).length +
+            JSON.stringify(f.outputSchema).length +
+            64,
         });
     }
     return rows.flatMap((row) => {
       const definition = this.entries.get(this.key(row));
       // Rewritten between the two reads: left out of this answer, served by the next.
       if (!definition || definition.updatedAt !== row.updatedAt.getTime()) return [];
-      return [{ ...row, inputSchema: definition.inputSchema, annotations: definition.annotations }];
+      return [
+        {
+          ...row,
+          inputSchema: definition.inputSchema,
+          annotations: definition.annotations,
+          outputSchema: definition.outputSchema,
+        },
+      ];
     });
   }
 

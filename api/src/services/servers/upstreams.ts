@@ -108,6 +108,7 @@ export async function storeTools(
     description: tool.description ?? "",
     inputSchema: tool.inputSchema ?? { type: "object" },
     annotations: tool.annotations ?? {},
+    outputSchema: tool.outputSchema ?? null,
     hash: toolDefinitionHash({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }),
     updatedAt: now,
   }));
@@ -133,6 +134,7 @@ export async function storeTools(
               description: sql`excluded.description`,
               inputSchema: sql`excluded.input_schema`,
               annotations: sql`excluded.annotations`,
+              outputSchema: sql`excluded.output_schema`,
               hash: sql`excluded.hash`,
               updatedAt: sql`excluded.updated_at`,
             },
