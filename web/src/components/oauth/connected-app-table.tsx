@@ -1,19 +1,10 @@
 "use client";
 
-import { useState } from "react";
-import { formatDate, formatDateTime } from "@/lib/format";
+import { ConfirmAction } from "@/components/confirm-action";
+import { Timestamp } from "@/components/timestamp";
 import type { ConnectedApp } from "@/lib/oauth/types";
 import { DataTable } from "../data-table";
 import { ClientIdentity } from "./client-identity";
-
-function When({ iso, empty }: { iso: string | null; empty: string }) {
-  if (!iso) return <span className="muted">{empty}</span>;
-  return (
-    <time dateTime={iso} title={formatDateTime(iso)}>
-      {formatDate(iso)}
-    </time>
-  );
-}
 
 export function ConnectedAppTable({
   apps,
@@ -43,8 +34,6 @@ export function ConnectedAppTable({
 }
 
 function AppRow({ app, onRevoke }: { app: ConnectedApp; onRevoke: (app: ConnectedApp) => Promise<void> }) {
-  const [confirming, setConfirming] = useState(false);
-  const [revoking, setRevoking] = useState(false);
   const pins = [app.project && `project ${app.project}`, app.mode && `${app.mode} mode`].filter(Boolean).join(", ");
   return (
     <tr data-testid="app-row">
@@ -71,43 +60,13 @@ function AppRow({ app, onRevoke }: { app: ConnectedApp; onRevoke: (app: Connecte
         <div className="muted">{pins ? `Pinned: ${pins}` : "Nothing pinned"}</div>
       </td>
       <td data-label="Connected" className="nowrap">
-        <When iso={app.createdAt} empty="—" />
+        <Timestamp iso={app.createdAt} empty="—" />
       </td>
       <td data-label="Last used" className="nowrap">
-        <When iso={app.lastUsedAt} empty="Never" />
+        <Timestamp iso={app.lastUsedAt} empty="Never" />
       </td>
       <td className="row-actions">
-        {confirming ? (
-          <fieldset className="confirm" disabled={revoking}>
-            <legend className="visually-hidden">Disconnect {app.client.name}?</legend>
-            <button
-              type="button"
-              className="button button-small button-danger"
-              onClick={async () => {
-                setRevoking(true);
-                try {
-                  await onRevoke(app);
-                } finally {
-                  setRevoking(false);
-                  setConfirming(false);
-                }
-              }}
-            >
-              Yes, disconnect
-            </button>
-            <button type="button" className="button button-small button-ghost" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </fieldset>
-        ) : (
-          <button
-            type="button"
-            className="button button-small button-danger-outline"
-            onClick={() => setConfirming(true)}
-          >
-            Disconnect
-          </button>
-        )}
+        <ConfirmAction verb="Disconnect" target={app.client.name} onConfirm={() => onRevoke(app)} />
       </td>
     </tr>
   );

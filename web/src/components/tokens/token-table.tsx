@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
-import { displayTokenPrefix, formatDate, formatDateTime } from "@/lib/format";
+import { ConfirmAction } from "@/components/confirm-action";
+import { Timestamp } from "@/components/timestamp";
+import { displayTokenPrefix } from "@/lib/format";
 import type { ApiToken } from "@/lib/types";
 import { DataTable } from "../data-table";
 
@@ -40,34 +41,7 @@ export function TokenTable({ tokens, onRevoke }: TokenTableProps) {
   );
 }
 
-function Timestamp({ iso, empty }: { iso: string | null; empty: string }) {
-  if (!iso) return <span className="muted">{empty}</span>;
-  return (
-    <time dateTime={iso} title={formatDateTime(iso)}>
-      {formatDate(iso)}
-    </time>
-  );
-}
-
 function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: (token: ApiToken) => Promise<void> }) {
-  const [confirming, setConfirming] = useState(false);
-  const [revoking, setRevoking] = useState(false);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    if (confirming) cancelRef.current?.focus();
-  }, [confirming]);
-
-  const revoke = async () => {
-    setRevoking(true);
-    try {
-      await onRevoke(token);
-    } finally {
-      setRevoking(false);
-      setConfirming(false);
-    }
-  };
-
   return (
     <tr data-testid="token-row" className={token.status === "active" ? undefined : "row-inactive"}>
       <th scope="row" data-label="Name">
@@ -109,34 +83,9 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: (token: ApiT
         </span>
       </td>
       <td className="row-actions">
-        {token.status === "active" &&
-          (confirming ? (
-            <fieldset className="confirm" disabled={revoking}>
-              <legend className="visually-hidden">Revoke {token.name}?</legend>
-              <span className="confirm-question" aria-hidden="true">
-                Revoke?
-              </span>
-              <button type="button" className="button button-small button-danger" onClick={revoke}>
-                Yes, revoke
-              </button>
-              <button
-                type="button"
-                className="button button-small button-ghost"
-                ref={cancelRef}
-                onClick={() => setConfirming(false)}
-              >
-                Cancel
-              </button>
-            </fieldset>
-          ) : (
-            <button
-              type="button"
-              className="button button-small button-danger-outline"
-              onClick={() => setConfirming(true)}
-            >
-              Revoke
-            </button>
-          ))}
+        {token.status === "active" && (
+          <ConfirmAction verb="Revoke" target={token.name} onConfirm={() => onRevoke(token)} />
+        )}
       </td>
     </tr>
   );
