@@ -42,6 +42,24 @@ function authorizeUrl(params: Record<string, string | undefined>) {
   return `/oauth/authorize?${query}`;
 }
 
+/** GET /oauth/authorize with a valid request from this client, changed by `params` (undefined drops one). */
+async function requestAuthorization(clientId: string, params: Record<string, string | undefined> = {}) {
+  const { verifier, challenge } = pkce();
+  const res = await t.app.request(
+    authorizeUrl({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      state: "state-123",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: RESOURCE,
+      ...params,
+    }),
+  );
+  return { res, verifier };
+}
+
 /** authorize → consent (as the signed-in user, through the REST API the console page uses) → the redirect. */
 async function authorize(
   clientId: string,
@@ -53,19 +71,12 @@ async function authorize(
     decision?: Record<string, unknown>;
   } = {},
 ) {
-  const { verifier, challenge } = pkce();
-  const res = await t.app.request(
-    authorizeUrl({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: options.redirectUri ?? CALLBACK,
-      state: "state-123",
-      code_challenge: options.challenge ?? challenge,
-      code_challenge_method: "S256",
-      resource: options.resource ?? RESOURCE,
-      scope: "mcp",
-    }),
-  );
+  const { res, verifier } = await requestAuthorization(clientId, {
+    ...(options.redirectUri ? { redirect_uri: options.redirectUri } : {}),
+    ...(options.challenge ? { code_challenge: options.challenge } : {}),
+    ...(options.resource ? { resource: options.resource } : {}),
+    scope: "mcp",
+  });
   expect(res.status).toBe(302);
   const consent = new URL(res.headers.get("location") ?? "", ISSUER);
   expect(consent.pathname).toBe("/consent/");
@@ -422,18 +433,7 @@ describe("pins and resources", () => {
 
   it("lets only a console session answer a consent request, not an API token", async () => {
     const clientId = String((await register()).body.client_id);
-    const { challenge } = pkce();
-    const res = await t.app.request(
-      authorizeUrl({
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: CALLBACK,
-        state: "s",
-        code_challenge: challenge,
-        code_challenge_method: "S256",
-        resource: RESOURCE,
-      }),
-    );
+    const { res } = await requestAuthorization(clientId);
     const id = new URL(res.headers.get("location") ?? "", ISSUER).searchParams.get("request");
     const admin = await user.createToken({ name: "admin", scopes: ["admin", "mcp"] });
     const decided = await t.app.request(
@@ -452,20 +452,7 @@ describe("attacks, each refused with nothing issued", () => {
   });
 
   async function authorizeError(params: Record<string, string | undefined>) {
-    const { challenge } = pkce();
-    const res = await t.app.request(
-      authorizeUrl({
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: CALLBACK,
-        state: "s",
-        code_challenge: challenge,
-        code_challenge_method: "S256",
-        resource: RESOURCE,
-        ...params,
-      }),
-    );
-    return res;
+    return (await requestAuthorization(clientId, params)).res;
   }
 
   it("refuses missing PKCE and plain PKCE at the client's redirect URI", async () => {
