@@ -158,7 +158,9 @@ describe("servers in the console", () => {
     expect(await page.content()).not.toContain(SECRET);
   });
 
-  it("reports a paste that is not JSON under the text box", async () => {
+  it("reports a paste that is not JSON under the text box, storing nothing", async () => {
+    const count = async () => ((await (await rest("/servers")).json()) as { servers: unknown[] }).servers.length;
+    const before = await count();
     await page.getByRole("button", { name: "Paste servers" }).click();
     const dialog = page.getByRole("dialog", { name: "Paste servers" });
     await dialog.getByLabel("mcpServers block").fill("[mcp_servers.github]\nurl = 'https://example.com'");
@@ -166,6 +168,7 @@ describe("servers in the console", () => {
     await dialog.getByRole("alert").filter({ hasText: "looks like TOML" }).waitFor();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "detached" });
+    expect(await count()).toBe(before);
   });
 
   it("tests a server from its page and turns the light green; a server that does not answer turns red with the reason", async () => {
