@@ -1,10 +1,20 @@
 /**
  * Proxy figures (Postgres), on loopback with a warm upstream connection:
- * 1. `tools/call` of an upstream tool through /mcp against the same call made directly to the
- *    upstream, 1,000 sequential pairs interleaved: the added latency at p50 and p99.
- * 2. `tools/list` across 16 servers × 64 tools, all from the cache in Postgres: server p50/p99.
- * 3. The upstream requests a second session's listing costs (must be 0).
+ * 1. `tools/list` across 16 servers × 64 tools, all from the cache in Postgres: server p50/p99.
+ * 2. The upstream requests a second session's listing costs (must be 0).
+ * 3. `tools/call echo` of a light upstream of its own (`bench-echo`, the helper's 5 tools: the
+ *    helper builds an SDK server per request, so 64 tools would cost the bench process more than
+ *    the call) through /mcp against the same call made directly to the upstream, 1,000 sequential
+ *    pairs interleaved after 100 warm-up pairs: p50/p90/p99 each way and the added latency, with
+ *    the gateway's CPU time per proxied call over those pairs.
+ * 4. Throughput: 20 concurrent clients (async loops of sequential calls) for BENCH_DURATION s
+ *    (default 10) directly, then through Loadout, after 1 s of warm-up each: calls/s each way and
+ *    their ratio; over the proxied phase, the gateway process's CPU time per call (utime + stime
+ *    from /proc/<pid>/stat), the upstream requests per call, and its RSS afterwards.
+ * Every answer is checked; any failure throws.
  */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type StatelessUpstream, startStatelessUpstream } from "../src/helpers/upstreams";
 import { META, mcpHeaders, percentile, rpcAnswer, signUpAndToken } from "./mcp";
@@ -12,11 +22,26 @@ import type { ServerProcess } from "./server-process";
 
 export interface ProxyFigures {
   directP50: number;
+  directP90: number;
   directP99: number;
   proxiedP50: number;
+  proxiedP90: number;
   proxiedP99: number;
   addedP50: number;
+  addedP90: number;
   addedP99: number;
+  /** Gateway CPU ms per proxied call over the sequential pairs. */
+  sequentialCpuPerCall: number;
+  clients: number;
+  durationS: number;
+  directRps: number;
+  proxiedRps: number;
+  /** Gateway CPU ms per proxied call over the concurrent phase. */
+  cpuPerCall: number;
+  /** Upstream HTTP requests per proxied call over the concurrent phase (1 is one round trip). */
+  upstreamRequestsPerCall: number;
+  /** Gateway VmRSS after the concurrent phase. */
+  rssMiB: number;
   listServers: number;
   listTools: number;
   listP50: number;
@@ -27,6 +52,41 @@ export interface ProxyFigures {
 const SERVERS = 16;
 const TOOLS_PER_SERVER = 64;
 const PAIRS = Number(process.env.BENCH_PROXY_PAIRS ?? 1000);
+const WARM_PAIRS = 100;
+const CLIENTS = 20;
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const WARM_S = 1;
+/** The light upstream's slug; its echo is `bench-echo_echo` through Loadout. */
+const ECHO_SLUG = "bench-echo";
+const PROXIED_ECHO = `${ECHO_SLUG}_echo`;
+/** Longer than the call log's 250 ms batch interval, so a phase's CPU includes writing its audit rows. */
+const SETTLE_MS = 500;
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** A process's CPU time so far (user + system, all threads), in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`unreadable /proc/${pid}/stat: ${stat}`);
+  return (ticks * 1000) / CLK_TCK;
+}
+
+function rssMiB(pid: number): number {
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  if (!Number.isFinite(kb)) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return kb / 1024;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const callBody = (name: string, text: string) =>
   JSON.stringify({
@@ -59,42 +119,48 @@ async function timedCall(url: string, headers: Record<string, string>, body: str
   return ms;
 }
 
+/** `CLIENTS` loops of sequential checked calls until `seconds` pass; every call started is awaited. */
+async function concurrentCalls(url: string, headers: Record<string, string>, name: string, seconds: number) {
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  let calls = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let i = 0; performance.now() < deadline; i++) {
+        const text = `client ${client} call ${i}`;
+        await timedCall(url, headers, callBody(name, text), text);
+        calls++;
+      }
+    }),
+  );
+  return { calls, seconds: (performance.now() - start) / 1000 };
+}
+
+async function importServers(url: string, token: string, mcpServers: Record<string, { url: string }>) {
+  await rest(url, token, "/v1/workspaces/me/servers/import", { text: JSON.stringify({ mcpServers }) });
+  for (const slug of Object.keys(mcpServers)) {
+    const tested = await rest(url, token, `/v1/workspaces/me/servers/${slug}/test`, {});
+    if (tested.error) throw new Error(`Test of ${slug} failed: ${String(tested.error)}`);
+    await rest(url, token, `/v1/workspaces/me/servers/${slug}/tools/approve`, {});
+  }
+}
+
 export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
+  const pid = server.child.pid;
+  if (pid === undefined) throw new Error("the server process has no pid");
   const upstreams: StatelessUpstream[] = [];
   try {
     const token = await signUpAndToken(server.url, "bench-proxy@example.com", ["mcp", "servers:read", "servers:write"]);
-    // One upstream with 64 tools (issues, echo, progress, image and 60 fillers) per server.
+    // One upstream per server with 60 fillers on top of the helper's own tools (Loadout offers 64 of each).
     for (let i = 0; i < SERVERS; i++)
       upstreams.push(await startStatelessUpstream({ extraTools: TOOLS_PER_SERVER - 4 }));
-    const mcpServers = Object.fromEntries(
-      upstreams.map((u, i) => [`bench-${String(i).padStart(2, "0")}`, { url: u.url }]),
+    await importServers(
+      server.url,
+      token,
+      Object.fromEntries(upstreams.map((u, i) => [`bench-${String(i).padStart(2, "0")}`, { url: u.url }])),
     );
-    await rest(server.url, token, "/v1/workspaces/me/servers/import", { text: JSON.stringify({ mcpServers }) });
-    for (const slug of Object.keys(mcpServers)) {
-      const tested = await rest(server.url, token, `/v1/workspaces/me/servers/${slug}/test`, {});
-      if (tested.error) throw new Error(`Test of ${slug} failed: ${String(tested.error)}`);
-      await rest(server.url, token, `/v1/workspaces/me/servers/${slug}/tools/approve`, {});
-    }
-    const first = upstreams[0];
-    if (!first) throw new Error("no upstream");
 
-    // 1. Direct vs proxied, interleaved so that drift hits both alike.
-    const direct: number[] = [];
-    const proxied: number[] = [];
-    const directHeaders = { ...mcpHeaders("", "tools/call", "echo") };
-    delete directHeaders.authorization;
-    const proxiedHeaders = mcpHeaders(token, "tools/call", "bench-00_echo");
-    for (let i = 0; i < PAIRS + 100; i++) {
-      const text = `call ${i}`;
-      const d = await timedCall(first.url, directHeaders, callBody("echo", text), text);
-      const p = await timedCall(`${server.url}/mcp`, proxiedHeaders, callBody("bench-00_echo", text), text);
-      if (i >= 100) {
-        direct.push(d);
-        proxied.push(p);
-      }
-    }
-
-    // 2 and 3. Listings from the cache; no upstream hears of them.
+    // 1 and 2. Listings from the cache; no upstream hears of them.
     const before = upstreams.reduce((n, u) => n + u.requests(), 0);
     const list: number[] = [];
     let listed = 0;
@@ -113,15 +179,65 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     }
     const after = upstreams.reduce((n, u) => n + u.requests(), 0);
 
+    // The light upstream for the calls, imported after the listings so that they stay 16 × 64.
+    const echo = await startStatelessUpstream({ name: "bench-echo" });
+    upstreams.push(echo);
+    await importServers(server.url, token, { [ECHO_SLUG]: { url: echo.url } });
+    const directHeaders = { ...mcpHeaders("", "tools/call", "echo") };
+    delete directHeaders.authorization;
+    const proxiedHeaders = mcpHeaders(token, "tools/call", PROXIED_ECHO);
+
+    // 3. Direct vs proxied, interleaved so that drift hits both alike.
+    const direct: number[] = [];
+    const proxied: number[] = [];
+    let sequentialCpu = 0;
+    for (let i = 0; i < PAIRS + WARM_PAIRS; i++) {
+      if (i === WARM_PAIRS) sequentialCpu = -cpuMs(pid);
+      const text = `call ${i}`;
+      const d = await timedCall(echo.url, directHeaders, callBody("echo", text), text);
+      const p = await timedCall(`${server.url}/mcp`, proxiedHeaders, callBody(PROXIED_ECHO, text), text);
+      if (i >= WARM_PAIRS) {
+        direct.push(d);
+        proxied.push(p);
+      }
+    }
+    await sleep(SETTLE_MS);
+    sequentialCpu += cpuMs(pid);
+
+    // 4. Throughput each way, then the gateway's CPU per call and memory over the proxied phase.
+    await concurrentCalls(echo.url, directHeaders, "echo", WARM_S);
+    const directRun = await concurrentCalls(echo.url, directHeaders, "echo", DURATION_S);
+    await concurrentCalls(`${server.url}/mcp`, proxiedHeaders, PROXIED_ECHO, WARM_S);
+    await sleep(SETTLE_MS);
+    const cpuBefore = cpuMs(pid);
+    const requestsBefore = echo.requests();
+    const proxiedRun = await concurrentCalls(`${server.url}/mcp`, proxiedHeaders, PROXIED_ECHO, DURATION_S);
+    const requestsAfter = echo.requests();
+    const rss = rssMiB(pid);
+    await sleep(SETTLE_MS);
+    const cpu = cpuMs(pid) - cpuBefore;
+
     const p50 = (xs: number[]) => percentile(xs, 0.5);
+    const p90 = (xs: number[]) => percentile(xs, 0.9);
     const p99 = (xs: number[]) => percentile(xs, 0.99);
     return {
       directP50: p50(direct),
+      directP90: p90(direct),
       directP99: p99(direct),
       proxiedP50: p50(proxied),
+      proxiedP90: p90(proxied),
       proxiedP99: p99(proxied),
       addedP50: p50(proxied) - p50(direct),
+      addedP90: p90(proxied) - p90(direct),
       addedP99: p99(proxied) - p99(direct),
+      sequentialCpuPerCall: sequentialCpu / PAIRS,
+      clients: CLIENTS,
+      durationS: DURATION_S,
+      directRps: directRun.calls / directRun.seconds,
+      proxiedRps: proxiedRun.calls / proxiedRun.seconds,
+      cpuPerCall: cpu / proxiedRun.calls,
+      upstreamRequestsPerCall: (requestsAfter - requestsBefore) / proxiedRun.calls,
+      rssMiB: rss,
       listServers: SERVERS,
       listTools: listed,
       listP50: p50(list),
@@ -137,12 +253,33 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
 export function printProxy(f: ProxyFigures): void {
   const x = (v: number) => v.toFixed(2);
   const label = (s: string) => s.padEnd(49);
+  const load = `${f.clients} clients × ${f.durationS} s`;
+  const clients = `${f.clients} clients`;
   console.log(`\n${label("Proxy (Postgres, loopback, warm)")}measured     target`);
   console.log(
     `${label(`tools/call added latency, p50 (${x(f.proxiedP50)} vs ${x(f.directP50)} direct)`)}${x(f.addedP50).padStart(6)} ms     ≤ 1 ms (${x(f.addedP50 / 1)}×)   ratio ${x(f.proxiedP50 / f.directP50)}×`,
   );
   console.log(
+    `${label(`tools/call added latency, p90 (${x(f.proxiedP90)} vs ${x(f.directP90)} direct)`)}${x(f.addedP90).padStart(6)} ms     -                ratio ${x(f.proxiedP90 / f.directP90)}×`,
+  );
+  console.log(
     `${label(`tools/call added latency, p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.addedP99).padStart(6)} ms     ≤ 3 ms (${x(f.addedP99 / 3)}×)   ratio ${x(f.proxiedP99 / f.directP99)}×`,
+  );
+  console.log(
+    `${label("gateway CPU per proxied call, sequential")}${x(f.sequentialCpuPerCall).padStart(6)} ms     ≤ 0.4 ms (${x(f.sequentialCpuPerCall / 0.4)}×)`,
+  );
+  console.log(`${label(`tools/call, ${load}, direct`)}${f.directRps.toFixed(0).padStart(6)} calls/s`);
+  console.log(
+    `${label(`tools/call, ${load}, proxied`)}${f.proxiedRps.toFixed(0).padStart(6)} calls/s  ≥ 0.75× direct (${x(f.proxiedRps / f.directRps / 0.75)}×)   ratio ${x(f.proxiedRps / f.directRps)}×`,
+  );
+  console.log(
+    `${label(`gateway CPU per proxied call, ${clients}`)}${x(f.cpuPerCall).padStart(6)} ms     ≤ 0.4 ms (${x(f.cpuPerCall / 0.4)}×)`,
+  );
+  console.log(
+    `${label(`upstream requests per proxied call, ${clients}`)}${x(f.upstreamRequestsPerCall).padStart(6)}        1 ${Math.abs(f.upstreamRequestsPerCall - 1) < 0.005 ? "(ok)" : "(NOT OK)"}`,
+  );
+  console.log(
+    `${label(`gateway RSS after the ${clients}`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    peers 180-650 MiB`,
   );
   console.log(
     `${label(`tools/list, ${f.listServers} servers, ${f.listTools} tools, p50 server`)}${x(f.listP50).padStart(6)} ms     ≤ 5 ms (${x(f.listP50 / 5)}×)     p99 ${x(f.listP99)} ms`,
