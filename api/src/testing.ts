@@ -4,6 +4,7 @@ import { UpstreamPool } from "@loadout/workers";
 import { type AppDeps, createApp } from "./app";
 import { createPasswordHasher, nobleScrypt } from "./auth/password";
 import { memoryLogger } from "./logger";
+import { startDatabaseFreshness } from "./services/cache/freshness";
 import { upstreamFetch } from "./services/servers/upstreams";
 
 /** Cheap scrypt parameters for tests only: the production parameters are tested in password.test.ts. */
@@ -27,6 +28,8 @@ export async function createTestApp(
     ? new UpstreamPool({ fetchFor: () => upstreamFetch(async () => ["127.0.0.1"], true) })
     : undefined;
   const logger = memoryLogger();
+  // As in production: MCP calls are served from memory while Postgres's change feed is live.
+  const feed = await startDatabaseFreshness(database, logger);
   const secretKey = "test-secret-key-0123456789abcdefghijklmnop";
   const app = createApp({
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
@@ -37,6 +40,7 @@ export async function createTestApp(
     clientAddress: (c) => c.req.header("x-test-address") ?? "127.0.0.1",
     ...(options.clock ? { clock: options.clock } : {}),
     ...(pool ? { upstreamPool: pool, allowLoopbackUpstreams: true } : {}),
+    ...(feed ? { freshness: feed.freshness } : {}),
     ...options.deps,
   });
   return {
@@ -46,6 +50,7 @@ export async function createTestApp(
     secretKey,
     close: async () => {
       await pool?.close();
+      await feed?.close();
       await database.close();
     },
   };

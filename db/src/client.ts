@@ -11,11 +11,25 @@ export interface OpenedDatabase {
   db: Database;
   kind: "pglite" | "postgres";
   close(): Promise<void>;
+  /**
+   * LISTEN on a channel where the host can hold a connection open (Node): `onMessage` gets each
+   * payload, `onListen` runs each time the listen is (re)established, since messages sent while
+   * it was down are lost. Absent on Workers.
+   */
+  listen?: Listen;
 }
+
+export type Listen = (
+  channel: string,
+  onMessage: (payload: string) => void,
+  onListen: () => void,
+) => Promise<{ unlisten(): Promise<void> }>;
 
 export interface PostgresOptions {
   /** Pool size. On Workers keep 1: the connection lives for one request. */
   max?: number;
+  /** Tests only: told the text of every query the app runs. */
+  logQuery?: (query: string) => void;
 }
 
 /**
@@ -31,8 +45,16 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Ope
     connection: { application_name: "loadout" },
   });
   return {
-    db: drizzle(sql, { schema }),
+    db: drizzle(sql, {
+      schema,
+      ...(options.logQuery ? { logger: { logQuery: (q: string) => options.logQuery?.(q) } } : {}),
+    }),
     kind: "postgres",
     close: () => sql.end({ timeout: 5 }),
+    // postgres.js holds one extra connection for LISTEN and reconnects it, calling onListen again.
+    listen: async (channel, onMessage, onListen) => {
+      const { unlisten } = await sql.listen(channel, onMessage, onListen);
+      return { unlisten };
+    },
   };
 }

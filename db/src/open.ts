@@ -26,23 +26,38 @@ export interface OpenDatabaseOptions {
   max?: number;
   /** Apply migrations (default true). Idempotent. */
   migrate?: boolean;
+  /** Tests only: told the text of every query the app runs. */
+  logQuery?: (query: string) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
   const shouldMigrate = options.migrate ?? true;
   if (options.databaseUrl) {
     if (shouldMigrate) await migratePostgresDatabase(options.databaseUrl);
-    return connectPostgres(options.databaseUrl, { max: options.max ?? 10 });
+    return connectPostgres(options.databaseUrl, {
+      max: options.max ?? 10,
+      ...(options.logQuery ? { logQuery: options.logQuery } : {}),
+    });
   }
   const dataDir = options.dataDir ?? path.resolve(".loadout/data");
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
-  const db = drizzlePglite(client, { schema });
+  const logQuery = options.logQuery;
+  const db = drizzlePglite(client, {
+    schema,
+    ...(logQuery ? { logger: { logQuery: (q: string) => logQuery(q) } } : {}),
+  });
   if (shouldMigrate) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return {
     db: db as unknown as Database,
     kind: "pglite",
     close: () => client.close(),
+    // In-process: the listen cannot drop, so it is established once.
+    listen: async (channel, onMessage, onListen) => {
+      const unsubscribe = await client.listen(channel, onMessage);
+      onListen();
+      return { unlisten: () => unsubscribe() };
+    },
   };
 }
 

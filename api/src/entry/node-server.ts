@@ -15,6 +15,7 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { createPasswordHasher } from "../auth/password";
 import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
+import { startDatabaseFreshness } from "../services/cache/freshness";
 import { batchingRecorder } from "../services/mcp/call-log";
 import { upstreamFetch as guardedUpstreamFetch } from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
@@ -68,6 +69,7 @@ export async function startNodeServer(
   const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
 
   const callRecorder = batchingRecorder(database.db, logger);
+  const feed = await startDatabaseFreshness(database, logger);
   // Bound to loopback, the MCP endpoint answers only to loopback names (and the public URL's
   // host): a web page cannot reach it through a rebound DNS name.
   const loopback = ["127.0.0.1", "localhost", "::1", "[::1]"];
@@ -85,6 +87,7 @@ export async function startNodeServer(
   const app = createApp({
     callRecorder,
     upstreamPool,
+    ...(feed ? { freshness: feed.freshness } : {}),
     allowLoopbackUpstreams,
     resolveHost,
     ...(allowedHosts ? { allowedHosts } : {}),
@@ -127,6 +130,7 @@ export async function startNodeServer(
       await upstreamPool.close();
       await dispatcher.close();
       await callRecorder.flush();
+      await feed?.close();
       if (!options.database) await database.close();
     },
   };

@@ -3,6 +3,7 @@ import type { UpstreamPool } from "@loadout/workers";
 import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
 import type { Logger } from "../logger";
+import type { Freshness } from "../services/cache/freshness";
 import type { Principal } from "../services/context";
 import type { CallRecorder } from "../services/mcp/call-log";
 
@@ -50,6 +51,11 @@ export interface AppDeps {
   clientMetadataFetch?: typeof fetch;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */
   callRecorder?: CallRecorder;
+  /**
+   * Changes heard from Postgres (LISTEN), which let MCP calls be served from memory. Absent where
+   * the host cannot listen (Workers): every call then reads Postgres.
+   */
+  freshness?: Freshness;
 }
 
 export interface AppVariables {

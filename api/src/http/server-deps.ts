@@ -3,6 +3,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { and, eq } from "drizzle-orm";
 import { createSecretBox } from "../auth/secret-box";
+import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
 import { type ServerDeps, storeTools } from "../services/servers/upstreams";
 import type { AppDeps } from "./env";
@@ -37,5 +38,6 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     pool,
     definitions: new DefinitionCache(),
     catalogs: new CatalogCache(),
+    hot: new HotCaches(deps.freshness ?? null),
   };
 }

@@ -209,7 +209,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     }
     let resolved: ResolvedBearer;
     try {
-      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"));
+      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"), serverDeps.hot);
     } catch (error) {
       if (error instanceof AppError)
         return rpcError(
@@ -334,6 +334,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         askRoots = await hasProjectScopedItems(
           ctx.db,
           resolved.workspaces.map((w) => w.id),
+          serverDeps.hot,
         );
     }
     const session: McpSession = {
@@ -341,6 +342,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       workspaces: resolved.workspaces,
       project,
       mode: mode as McpSession["mode"],
+      caches: serverDeps.hot,
     };
     // The instructions are only read by the handshake; other requests skip the catalog query.
     const method = (parsedBody as { method?: unknown } | undefined)?.method;

@@ -247,7 +247,14 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
             );
           }
           const path = input.path ?? docNameFor(row.kind);
-          const manifest = await manifestWithContent(ctx.db, row.workspaceId, row.id, row.version, path);
+          const manifest = await manifestWithContent(
+            ctx.db,
+            row.workspaceId,
+            row.id,
+            row.version,
+            path,
+            session.caches?.content,
+          );
           const file = manifest?.files.find((f) => f.path === path);
           const bytes = manifest?.content;
           if (!file || !bytes)
@@ -472,10 +479,12 @@ function registerSearchFetch(
       ) {
         return failure(`"${id}" is not active for this session.`);
       }
-      const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version);
+      const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version, session.caches?.content);
       const doc = manifest?.files.find((f) => f.path === docNameFor(row.kind));
       const body = doc
-        ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readBlob(ctx.db, row.workspaceId, doc.digest))
+        ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(
+            await readBlob(ctx.db, row.workspaceId, doc.digest, session.caches?.content),
+          )
         : "";
       return text(
         JSON.stringify({

@@ -7,8 +7,8 @@ import { decodeCursor, encodeCursor } from "../domain/cursor";
 import { estimateTokens } from "../domain/instructions";
 import { digestOf } from "../domain/skills/digest";
 import { parseSkillDocument } from "../domain/skills/document";
-import { activeItems, type CatalogItem, type McpSession } from "../services/mcp/catalog";
-import { findSkill, readBlob, versionManifest } from "../services/skills/lookup";
+import { activeItems, type CatalogItem, itemIn, type McpSession } from "../services/mcp/catalog";
+import { readBlob, versionManifest } from "../services/skills/lookup";
 
 /** Entries per skills/list page, and children per directory page. */
 const PAGE = 100;
@@ -43,7 +43,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
     if (!first) return null;
     const team = teamSlugs.get(first);
     if (team && second) {
-      const row = await findSkill(db, team.id, second).catch(() => null);
+      const row = await itemIn(db, session, team.id, second);
       if (row)
         return { workspaceId: team.id, address: `${first}/${second}`, name: second, path: parts.slice(2).join("/") };
     }
@@ -53,7 +53,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
 
   /** The item if it is a skill active in this session now. */
   async function active(located: Located) {
-    const row = await findSkill(db, located.workspaceId, located.name).catch(() => null);
+    const row = await itemIn(db, session, located.workspaceId, located.name);
     if (row?.kind !== "skill") return null;
     const scope = { mode: row.scopeMode, projects: row.scopeProjects };
     return isActiveInProject({ enabled: row.enabled, scope }, session.project) ? row : null;
@@ -142,11 +142,11 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
       if (located?.path !== "SKILL.md") return undefined;
       const row = await active(located);
       if (!row) return undefined;
-      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version, session.caches?.content);
       const doc = manifest?.files.find((f) => f.path === "SKILL.md");
       if (!manifest || !doc) return undefined;
       const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(
-        await readBlob(db, row.workspaceId, doc.digest),
+        await readBlob(db, row.workspaceId, doc.digest, session.caches?.content),
       );
       const origin = located.address.includes("/") ? `team:${located.address.split("/")[0]}` : "personal";
       return entryOf(located.address, origin, body, manifest.files);
@@ -157,10 +157,10 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
       if (!located?.path) return undefined;
       const row = await active(located);
       if (!row) return undefined;
-      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version, session.caches?.content);
       const file = manifest?.files.find((f) => f.path === located.path);
       if (!file) return undefined;
-      const bytes = await readBlob(db, row.workspaceId, file.digest);
+      const bytes = await readBlob(db, row.workspaceId, file.digest, session.caches?.content);
       const isText = /\.(md|markdown|txt|json|ya?ml|toml|csv|tsv|py|js|ts|tsx|sh|rb|go|rs|sql|html|css|xml)$/i.test(
         file.path,
       );
@@ -182,7 +182,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
       if (!located) return undefined;
       const row = await active(located);
       if (!row) return undefined;
-      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version);
+      const manifest = await versionManifest(db, row.workspaceId, row.id, row.version, session.caches?.content);
       if (!manifest) return undefined;
       const dir = located.path ? `${located.path}/` : "";
       if (dir && !manifest.files.some((f) => f.path.startsWith(dir))) return undefined;

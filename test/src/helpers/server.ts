@@ -16,9 +16,10 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   extraEnv: Record<string, string> = {},
-  options: { clientMetadataFetch?: typeof fetch } = {},
+  options: { clientMetadataFetch?: typeof fetch; logQuery?: (query: string) => void } = {},
 ): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const { logQuery, ...serverOptions } = options;
+  const database = await createTestDatabase(logQuery ? { logQuery } : {});
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
   const env = parseNodeEnv({
@@ -28,7 +29,7 @@ export async function startTestServer(
     LOADOUT_LOG: "silent",
     ...extraEnv,
   });
-  const server = await startNodeServer(env, { database, logger, ...options });
+  const server = await startNodeServer(env, { database, logger, ...serverOptions });
   return {
     ...server,
     logs: logger.entries,

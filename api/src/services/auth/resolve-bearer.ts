@@ -1,5 +1,9 @@
-import type { Database } from "@loadout/db";
+import { apiTokens, type Database, oauthGrants } from "@loadout/db";
+import { eq } from "drizzle-orm";
+import { hashSecret } from "../../auth/secrets";
 import type { WorkspaceView } from "../../schemas/workspaces";
+import type { HotCaches } from "../cache/hot";
+import type { Principal } from "../context";
 import { looksLikeAccessToken, principalAndWorkspacesFromAccessToken } from "../oauth/verify";
 import { principalAndWorkspacesFromApiToken, type ResolvedPrincipal } from "./resolve-principal";
 
@@ -10,11 +14,65 @@ export interface ResolvedBearer extends ResolvedPrincipal {
   pins: { project: string | null; mode: "agent" | "plan" | "goal" | null } | null;
 }
 
+/** How often, at most, a cached principal's last-used time is written (as the uncached path does). */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** How long a principal is served from memory at most, whatever was heard. */
+const CACHED_FOR_MS = 60_000;
+/** Principals kept at most per instance. */
+const MAX_CACHED = 20_000;
+
 /**
  * The one verification path of the MCP endpoint: an API token (`lo_…`) or an OAuth access token
- * (`loa_…`), told apart by prefix, each resolved with its workspaces in one prepared query.
+ * (`loa_…`), told apart by prefix, each resolved with its workspaces in one prepared query. With
+ * hot caches live, a token seen lately is served from memory, as long as no change to its user's
+ * tokens, grants or memberships has been heard of since and it has not expired.
  */
-export async function principalFromBearer(db: Database, secret: string, now: Date): Promise<ResolvedBearer> {
+export async function principalFromBearer(
+  db: Database,
+  secret: string,
+  now: Date,
+  hot?: HotCaches | null,
+): Promise<ResolvedBearer> {
+  const live = hot?.live;
+  if (!hot || !live) return fromDatabase(db, secret, now);
+  const key = hashSecret(secret);
+  const at = now.getTime();
+  const cached = hot.bearers.get(key);
+  if (cached) {
+    const resolved = cached.value as ResolvedBearer;
+    const expired = resolved.expiresAt ? resolved.expiresAt.getTime() <= at : false;
+    if (
+      !expired &&
+      at - cached.storedAt <= CACHED_FOR_MS &&
+      cached.stamp === live.userStamp(resolved.principal.userId)
+    ) {
+      if (at - cached.touchedAt <= LAST_USED_RESOLUTION_MS) return resolved;
+      cached.touchedAt = at;
+      return { ...resolved, after: (d) => touch(d, resolved.principal, now) };
+    }
+    hot.bearers.delete(key);
+  }
+  const sequence = live.sequence;
+  const resolved = await fromDatabase(db, secret, now);
+  // Kept only if nothing changed while it was read: a revocation heard meanwhile may be this one.
+  if (live.live && live.sequence === sequence) {
+    const { after: _, ...value } = resolved;
+    if (hot.bearers.size >= MAX_CACHED) hot.bearers.clear();
+    hot.bearers.set(key, { stamp: live.userStamp(resolved.principal.userId), storedAt: at, touchedAt: at, value });
+  }
+  return resolved;
+}
+
+async function fromDatabase(db: Database, secret: string, now: Date): Promise<ResolvedBearer> {
   if (looksLikeAccessToken(secret)) return principalAndWorkspacesFromAccessToken(db, secret, now);
   return { ...(await principalAndWorkspacesFromApiToken(db, secret, now)), audience: null, pins: null };
+}
+
+/** Records last use, as the uncached path does once a minute. */
+async function touch(db: Database, principal: Principal, now: Date): Promise<void> {
+  if (principal.kind === "token")
+    await db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, principal.tokenId));
+  else if (principal.kind === "oauth")
+    await db.update(oauthGrants).set({ lastUsedAt: now }).where(eq(oauthGrants.id, principal.grantId));
 }

@@ -15,6 +15,8 @@ export interface ResolvedPrincipal {
   principal: Principal;
   /** Work to run after the response (recording last use); never on the request's critical path. */
   after?: (db: Database) => Promise<void>;
+  /** When the credential stops working by itself (null: never); a cached copy is checked against it. */
+  expiresAt?: Date | null;
 }
 
 export async function principalFromApiToken(db: Database, secret: string, now: Date): Promise<ResolvedPrincipal> {
@@ -118,6 +120,7 @@ function checkToken(
   const stale = !row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS;
   return {
     principal,
+    expiresAt: row.expiresAt,
     ...(stale
       ? {
           after: (d: Database) =>

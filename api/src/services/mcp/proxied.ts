@@ -132,7 +132,9 @@ export async function proxiedCatalog(
   if (ids.length === 0) return [];
   // A listing is the same for every session with these workspaces, project and mode until one of
   // the workspaces' catalogs changes: one small read tells whether the cached one still holds.
-  const stamp = await catalogStamp(db, ids);
+  // While Postgres's change feed is live, the generations heard of stand in for that read.
+  const live = deps.hot.live;
+  const stamp = live ? `live:${live.workspaceStamp(ids)}` : await catalogStamp(db, ids);
   const key = JSON.stringify([[...ids].sort(), session.project, session.mode, single?.slug ?? null]);
   const cached = deps.catalogs.get(key, stamp);
   if (cached) {
@@ -262,6 +264,17 @@ export async function findProxiedTool(
 ): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return null;
+  const key = `proxied_tool\u0000${ids.join(",")}\u0000${single?.slug ?? ""}\u0000${name}`;
+  return deps.hot.byWorkspaces(key, ids, () => readProxiedTool(db, deps, ids, name, single));
+}
+
+async function readProxiedTool(
+  db: Database,
+  deps: ServerDeps,
+  ids: string[],
+  name: string,
+  single: SingleServer | undefined,
+): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
   // Prepared: this runs on every proxied call, and building the query costs more than running it.
   const rows = single
     ? await prepared(db, "proxied_tool_single", (d) =>

@@ -96,6 +96,7 @@ export async function principalAndWorkspacesFromAccessToken(
       workspaceId: grant.workspaceId,
     },
     workspaces: reached,
+    expiresAt: token.expiresAt,
     audience: grant.resource,
     pins: { project: grant.project, mode: grant.mode },
     ...(stale

@@ -11,6 +11,7 @@ import type { SecretBox } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
+import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
 import { bumpCatalog } from "./catalog-version";
 import type { CatalogCache, DefinitionCache } from "./definitions";
@@ -28,6 +29,8 @@ export interface ServerDeps {
   definitions: DefinitionCache;
   /** Whole listings, valid while their workspaces' catalog versions hold. */
   catalogs: CatalogCache<ProxiedTool[]>;
+  /** What the MCP endpoint serves from memory while Postgres's change feed is live. */
+  hot: HotCaches;
 }
 
 /** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */

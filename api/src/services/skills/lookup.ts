@@ -1,6 +1,7 @@
 import { type Database, skillBlobs, skills, skillVersionFiles, skillVersions } from "@loadout/db";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { notFound } from "../../errors";
+import type { ContentCache } from "../cache/hot";
 import { prepared } from "../prepared";
 
 export type SkillRow = typeof skills.$inferSelect;
@@ -43,7 +44,12 @@ export async function versionManifest(
   workspaceId: string,
   skillId: string,
   version: number,
+  /** Versions never change: where given, a manifest read once is kept here. */
+  content?: ContentCache<unknown>,
 ): Promise<{ versionId: string; files: ManifestEntry[] } | null> {
+  const key = `manifest\u0000${workspaceId}\u0000${skillId}\u0000${version}`;
+  const cached = content?.get(key) as { versionId: string; files: ManifestEntry[] } | undefined;
+  if (cached) return cached;
   // One round trip, prepared: every skills get and skill:// read starts here.
   const rows = await prepared(db, "version_manifest", (d) =>
     d
@@ -67,7 +73,12 @@ export async function versionManifest(
   ).execute({ workspaceId, skillId, version });
   const first = rows[0];
   if (!first) return null;
-  return { versionId: first.versionId, files: rows.map(({ path, size, digest }) => ({ path, size, digest })) };
+  const manifest = {
+    versionId: first.versionId,
+    files: rows.map(({ path, size, digest }) => ({ path, size, digest })),
+  };
+  content?.set(key, manifest, 200 + rows.length * 200);
+  return manifest;
 }
 
 /**
@@ -80,7 +91,12 @@ export async function manifestWithContent(
   skillId: string,
   version: number,
   path: string,
+  /** Versions and blobs never change: where given, what was read once is kept here. */
+  cache?: ContentCache<unknown>,
 ): Promise<{ files: ManifestEntry[]; content: Uint8Array | null } | null> {
+  const key = `manifest_with\u0000${workspaceId}\u0000${skillId}\u0000${version}\u0000${path}`;
+  const cached = cache?.get(key) as { files: ManifestEntry[]; content: Uint8Array | null } | undefined;
+  if (cached) return cached;
   const rows = await prepared(db, "manifest_with_content", (d) =>
     d
       .select({
@@ -110,13 +126,24 @@ export async function manifestWithContent(
       .prepare("manifest_with_content"),
   ).execute({ workspaceId, skillId, version, path });
   if (rows.length === 0) return null;
-  return {
+  const found = {
     files: rows.map(({ path: p, size, digest }) => ({ path: p, size, digest })),
     content: rows.find((r) => r.path === path)?.content ?? null,
   };
+  cache?.set(key, found, (found.content?.byteLength ?? 0) + rows.length * 200);
+  return found;
 }
 
-export async function readBlob(db: Database, workspaceId: string, digest: string): Promise<Uint8Array> {
+export async function readBlob(
+  db: Database,
+  workspaceId: string,
+  digest: string,
+  /** Blobs are addressed by their content: where given, one read once is kept here. */
+  cache?: ContentCache<unknown>,
+): Promise<Uint8Array> {
+  const key = `blob\u0000${workspaceId}\u0000${digest}`;
+  const cached = cache?.get(key) as Uint8Array | undefined;
+  if (cached) return cached;
   const [row] = await prepared(db, "blob_by_digest", (d) =>
     d
       .select({ content: skillBlobs.content })
@@ -131,5 +158,6 @@ export async function readBlob(db: Database, workspaceId: string, digest: string
       .prepare("blob_by_digest"),
   ).execute({ workspaceId, digest });
   if (!row) throw new Error(`blob ${digest} is missing from workspace ${workspaceId}`);
+  cache?.set(key, row.content, row.content.byteLength);
   return row.content;
 }

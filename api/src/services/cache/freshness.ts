@@ -1,0 +1,149 @@
+import type { Listen, OpenedDatabase } from "@loadout/db";
+import { sql } from "drizzle-orm";
+import type { Logger } from "../../logger";
+
+/** The channel the triggers of migration 0010 notify on commit. */
+export const INVALIDATION_CHANNEL = "loadout_invalidate";
+
+/**
+ * What lets an instance serve from memory what each MCP call would otherwise read from Postgres
+ * (principals, skills, servers, tools): a generation per user and per workspace, bumped by the
+ * notification Postgres sends on commit of any change to them, and a global one bumped whenever
+ * notifications may have been lost. A cached value carries the generations it was read under and
+ * is served only while they are unchanged, so a read that raced a change is never served.
+ *
+ * Caches serve only while the feed is live: listening, with its heartbeat (a notification this
+ * instance sends itself) coming back. A listen connection that drops silently is noticed within
+ * two heartbeats; until then, at worst, a revoked token keeps working on this instance for that
+ * long. Where no listen is possible (Workers), nothing is cached and every call reads Postgres.
+ */
+export class Freshness {
+  private readonly users = new Map<string, number>();
+  private readonly workspaces = new Map<string, number>();
+  private global = 0;
+  private listening = false;
+  private pingSent: { nonce: string; at: number } | null = null;
+  private pingMissed = false;
+  /**
+   * Bumped by every change heard of. A value whose key is not known before it is read (a principal,
+   * found by its secret) is kept only if this did not move during the read.
+   */
+  sequence = 0;
+
+  get live(): boolean {
+    return this.listening && !this.pingMissed;
+  }
+
+  /** The stamp a value read now for this user carries: compare with `userStamp` at use. */
+  userStamp(userId: string): string {
+    return `${this.global}.${this.users.get(userId) ?? 0}`;
+  }
+
+  /** The same for a set of workspaces (order-insensitive callers sort the ids first). */
+  workspaceStamp(ids: readonly string[]): string {
+    let stamp = String(this.global);
+    for (const id of ids) stamp += `.${this.workspaces.get(id) ?? 0}`;
+    return stamp;
+  }
+
+  /** A payload from the channel: `user:<id>`, `ws:<id>` or this instance's own heartbeat. */
+  receive(payload: string): void {
+    const colon = payload.indexOf(":");
+    const kind = payload.slice(0, colon);
+    const id = payload.slice(colon + 1);
+    if (kind !== "ping") this.sequence++;
+    if (kind === "user") this.users.set(id, (this.users.get(id) ?? 0) + 1);
+    else if (kind === "ws") this.workspaces.set(id, (this.workspaces.get(id) ?? 0) + 1);
+    else if (kind === "ping") {
+      if (this.pingSent?.nonce === id) {
+        this.pingSent = null;
+        this.pingMissed = false;
+      }
+    } else this.forgetAll();
+    // The maps only grow with users and workspaces seen changing; past this, start again.
+    if (this.users.size + this.workspaces.size > 200_000) this.forgetAll();
+  }
+
+  /** (Re)listening: whatever was sent while the listen was down is unknown, so nothing cached holds. */
+  listened(): void {
+    this.forgetAll();
+    this.listening = true;
+  }
+
+  /** The heartbeat: the last ping must have come back before the next one goes. */
+  heartbeat(nonce: string, now: number): void {
+    if (this.pingSent) {
+      if (!this.pingMissed) this.forgetAll();
+      this.pingMissed = true;
+    }
+    this.pingSent = { nonce, at: now };
+  }
+
+  stopped(): void {
+    this.listening = false;
+    this.forgetAll();
+  }
+
+  private forgetAll() {
+    this.sequence++;
+    this.global++;
+    this.users.clear();
+    this.workspaces.clear();
+  }
+}
+
+export interface FreshnessFeed {
+  freshness: Freshness;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts listening on the invalidation channel and the heartbeat that proves it still works.
+ * `notify` sends a payload on the channel (one small query every `heartbeatMs`).
+ */
+export async function startFreshnessFeed(options: {
+  listen: Listen;
+  notify: (payload: string) => Promise<unknown>;
+  logger: Logger;
+  heartbeatMs?: number;
+}): Promise<FreshnessFeed> {
+  const freshness = new Freshness();
+  const { unlisten } = await options.listen(
+    INVALIDATION_CHANNEL,
+    (payload) => freshness.receive(payload),
+    () => freshness.listened(),
+  );
+  let beats = 0;
+  const instance = Math.random().toString(36).slice(2, 10);
+  const timer = setInterval(() => {
+    const nonce = `${instance}-${++beats}`;
+    freshness.heartbeat(nonce, Date.now());
+    options.notify(`ping:${nonce}`).catch((error: unknown) => {
+      options.logger.log("warn", "the cache heartbeat could not be sent", { error: String(error) });
+    });
+  }, options.heartbeatMs ?? 5_000);
+  timer.unref?.();
+  return {
+    freshness,
+    async close() {
+      clearInterval(timer);
+      freshness.stopped();
+      await unlisten();
+    },
+  };
+}
+
+/** The feed of this database, where it can listen (Node: PGlite and postgres.js); null elsewhere. */
+export async function startDatabaseFreshness(
+  database: OpenedDatabase,
+  logger: Logger,
+  heartbeatMs?: number,
+): Promise<FreshnessFeed | null> {
+  if (!database.listen) return null;
+  return startFreshnessFeed({
+    listen: database.listen,
+    notify: (payload) => database.db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`),
+    logger,
+    ...(heartbeatMs ? { heartbeatMs } : {}),
+  });
+}

@@ -1,0 +1,69 @@
+import type { Freshness } from "./freshness";
+import { StampedCache } from "./stamped-cache";
+
+/**
+ * Bytes kept by content address, which never change: a skill version's manifest and its files.
+ * The least recently stored go first past the budget.
+ */
+export class ContentCache<V> {
+  private readonly entries = new Map<string, { value: V; size: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  set(key: string, value: V, size: number): void {
+    if (size > this.budget / 8) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.bytes -= old.size;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, { value, size });
+    this.bytes += size;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.budget) break;
+      this.entries.delete(k);
+      this.bytes -= e.size;
+    }
+  }
+}
+
+/**
+ * What an instance keeps in memory so that a warm MCP call reads nothing from Postgres. The
+ * caches of changing rows serve only while `freshness` is live (see Freshness); content-addressed
+ * bytes are kept everywhere, since they cannot change.
+ */
+export class HotCaches {
+  /** Rows that change, by key; see each user's comment for the key and the stamp. */
+  readonly rows = new StampedCache<unknown>(50_000);
+  /** Principals by the hash of their bearer secret; checked against their user's generation at use. */
+  readonly bearers = new Map<string, { stamp: string; storedAt: number; touchedAt: number; value: unknown }>();
+  readonly content = new ContentCache<unknown>(64 * 1024 * 1024);
+
+  constructor(readonly freshness: Freshness | null) {}
+
+  /** The freshness to stamp with, or null when nothing changing may be cached now. */
+  get live(): Freshness | null {
+    return this.freshness?.live ? this.freshness : null;
+  }
+
+  /**
+   * A value of these workspaces, read through when missing or stale: keyed by `key`, stamped
+   * with the workspaces' generations taken before the read.
+   */
+  async byWorkspaces<V>(key: string, workspaceIds: readonly string[], read: () => Promise<V>): Promise<V> {
+    const live = this.live;
+    if (!live) return read();
+    const stamp = live.workspaceStamp(workspaceIds);
+    const now = Date.now();
+    const cached = this.rows.get(key, stamp, now);
+    if (cached !== undefined) return cached as V;
+    const value = await read();
+    this.rows.set(key, stamp, value, now);
+    return value;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * What a warm MCP call reads: nothing from Postgres (principal, skill, manifest, upstream tool
+ * are in memory), and yet every change, made through the API or straight in Postgres, reaches
+ * the next call, because the triggers of migration 0010 notify each instance on commit.
+ */
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
+
+const REVISION = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": REVISION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "hot-cache-test", version: "1" },
+};
+
+let server: TestServer;
+let upstream: StatelessUpstream;
+let account: Account;
+let token: { id: string; secret: string };
+const queries: string[] = [];
+
+async function call(name: string, args: Record<string, unknown>, secret = token.secret) {
+  const res = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${secret}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": REVISION,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: META },
+    }),
+  });
+  const raw = await res.text();
+  const json = raw.startsWith("{")
+    ? JSON.parse(raw)
+    : JSON.parse(
+        raw
+          .split("\n")
+          .filter((l) => l.startsWith("data:"))
+          .pop()
+          ?.slice(5) ?? "{}",
+      );
+  const text = ((json.result?.content ?? []) as { text?: string }[]).map((c) => c.text ?? "").join("");
+  return { status: res.status, isError: Boolean(json.result?.isError), text, error: json.error };
+}
+
+/** The queries the app ran while `work` ran, except the activity log's batched inserts (written after the answers). */
+async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
+  // What earlier calls deferred (a first client sighting) lands before the count starts.
+  await new Promise((r) => setTimeout(r, 100));
+  queries.length = 0;
+  await work();
+  // Work deferred after the response (a last-used time, a client sighting) would show up here.
+  await new Promise((r) => setTimeout(r, 50));
+  return queries.filter((q) => !/^insert into "audit_events"/i.test(q));
+}
+
+const exec = (statement: ReturnType<typeof sql>) => server.database.db.execute(statement);
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+beforeAll(async () => {
+  server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }, { logQuery: (q) => queries.push(q) });
+  upstream = await startStatelessUpstream();
+  account = await signUpAccount(server.url, "hot@example.com");
+  token = await account.token(["mcp"]);
+  const created = await account.rest("/v1/workspaces/me/skills", {
+    method: "POST",
+    body: { name: "warm-skill", description: "Served from memory.", instructions: "# Warm\n\nHot path body.\n" },
+  });
+  expect(created.status).toBe(201);
+  const imported = await account.rest("/v1/workspaces/me/servers/import", {
+    method: "POST",
+    body: { text: JSON.stringify({ mcpServers: { hot: { url: upstream.url } } }) },
+  });
+  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+  expect((await account.rest("/v1/workspaces/me/servers/hot/test", { method: "POST" })).status).toBe(200);
+  expect((await account.rest("/v1/workspaces/me/servers/hot/tools/approve", { method: "POST", body: {} })).status).toBe(
+    200,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await upstream?.stop();
+  await server?.close();
+});
+
+describe("a warm call", () => {
+  it("skills get reads nothing from Postgres", async () => {
+    expect((await call("skills", { action: "get", name: "warm-skill" })).text).toContain("Hot path body.");
+    const ran = await queriesDuring(async () => {
+      const again = await call("skills", { action: "get", name: "warm-skill" });
+      expect(again.text).toContain("Hot path body.");
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it("a proxied call reads nothing from Postgres", async () => {
+    expect((await call("hot_echo", { text: "one" })).text).toBe("one");
+    const ran = await queriesDuring(async () => {
+      expect((await call("hot_echo", { text: "two" })).text).toBe("two");
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it("the first call of a new token does read it (nothing is guessed)", async () => {
+    const other = await account.token(["mcp"], { name: "second" });
+    const ran = await queriesDuring(async () => {
+      expect((await call("skills", { action: "get", name: "warm-skill" }, other.secret)).text).toContain("Hot path");
+    });
+    expect(ran.some((q) => /from "api_tokens"/i.test(q))).toBe(true);
+  });
+});
+
+describe("a change reaches the next call, through the API or straight in Postgres", () => {
+  it("a skill's new text, saved through the API", async () => {
+    await call("skills", { action: "get", name: "warm-skill" });
+    const current = await account.rest("/v1/workspaces/me/skills/warm-skill");
+    const updated = await account.rest("/v1/workspaces/me/skills/warm-skill", {
+      method: "PATCH",
+      body: { revision: current.body.revision, instructions: "# Warm\n\nThe second text.\n" },
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect((await call("skills", { action: "get", name: "warm-skill" })).text).toContain("The second text.");
+  });
+
+  it("a skill switched off in SQL", async () => {
+    expect((await call("skills", { action: "get", name: "warm-skill" })).isError).toBe(false);
+    await exec(sql`update skills set enabled = false where name = 'warm-skill'`);
+    await settle();
+    const refused = await call("skills", { action: "get", name: "warm-skill" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/not active for this session/);
+    await exec(sql`update skills set enabled = true where name = 'warm-skill'`);
+    await settle();
+    expect((await call("skills", { action: "get", name: "warm-skill" })).isError).toBe(false);
+  });
+
+  it("an upstream tool disabled in SQL", async () => {
+    expect((await call("hot_echo", { text: "on" })).text).toBe("on");
+    await exec(sql`update mcp_server_tools set enabled = false where name = 'echo'`);
+    await settle();
+    const refused = await call("hot_echo", { text: "off" });
+    expect(refused.isError || refused.error !== undefined).toBe(true);
+    await exec(sql`update mcp_server_tools set enabled = true where name = 'echo'`);
+    await settle();
+    expect((await call("hot_echo", { text: "back" })).text).toBe("back");
+  });
+
+  it("a token revoked in SQL, and one whose scopes lost mcp", async () => {
+    const revoked = await account.token(["mcp"], { name: "revoked-in-sql" });
+    expect((await call("skills", { action: "list" }, revoked.secret)).status).toBe(200);
+    await exec(sql`update api_tokens set revoked_at = now() where id = ${revoked.id}`);
+    await settle();
+    expect((await call("skills", { action: "list" }, revoked.secret)).status).toBe(401);
+
+    const narrowed = await account.token(["mcp"], { name: "narrowed-in-sql" });
+    expect((await call("skills", { action: "list" }, narrowed.secret)).status).toBe(200);
+    await exec(sql`update api_tokens set scopes = '{skills:read}' where id = ${narrowed.id}`);
+    await settle();
+    expect((await call("skills", { action: "list" }, narrowed.secret)).status).toBe(403);
+  });
+
+  it("a token revoked through the API, at once", async () => {
+    const revoked = await account.token(["mcp"], { name: "revoked-by-api" });
+    expect((await call("skills", { action: "list" }, revoked.secret)).status).toBe(200);
+    expect((await account.rest(`/v1/tokens/${revoked.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await call("skills", { action: "list" }, revoked.secret)).status).toBe(401);
+  });
+
+  it("last use is still recorded for a token served from memory", async () => {
+    const fresh = await account.token(["mcp"], { name: "last-used" });
+    await call("skills", { action: "list" }, fresh.secret);
+    await settle();
+    const listed = await account.rest("/v1/tokens");
+    const row = (listed.body.tokens as { id: string; lastUsedAt: string | null }[]).find((t) => t.id === fresh.id);
+    expect(row?.lastUsedAt).not.toBeNull();
+  });
+});
