@@ -1,3 +1,5 @@
+import type { UpstreamPost } from "./pool";
+
 /**
  * A fetch for upstream MCP servers that refuses to reach what it must not (the SSRF guard): the
  * URL is checked, every address the host resolves to is checked, and redirects are followed by
@@ -18,7 +20,8 @@ export class UpstreamRefused extends Error {
 
 const MAX_REDIRECTS = 5;
 
-async function check(guard: FetchGuard, url: URL): Promise<void> {
+/** Refuses a URL, or any address its host resolves to, that the guard forbids. */
+export async function checkUpstreamUrl(guard: FetchGuard, url: URL): Promise<void> {
   const problem = guard.urlProblem(url.toString());
   if (problem) throw new UpstreamRefused(problem);
   const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -30,12 +33,20 @@ async function check(guard: FetchGuard, url: URL): Promise<void> {
   }
 }
 
+/** A POST under the same guard (a POST is never redirected: see guardedFetch). */
+export function guardedPost(guard: FetchGuard, base: UpstreamPost): UpstreamPost {
+  return async (url, init) => {
+    await checkUpstreamUrl(guard, new URL(url));
+    return base(url, init);
+  };
+}
+
 export function guardedFetch(guard: FetchGuard, base: typeof fetch = fetch): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     let url = new URL(input instanceof Request ? input.url : String(input));
     let request = init;
     for (let hop = 0; ; hop++) {
-      await check(guard, url);
+      await checkUpstreamUrl(guard, url);
       const response = await base(url, { ...request, redirect: "manual" });
       const location = response.headers.get("location");
       if (response.status < 300 || response.status >= 400 || !location) return response;

@@ -4,13 +4,15 @@
  * on Node and, later, behind a service binding on Workers.
  */
 export type { CallToolResult } from "@modelcontextprotocol/client";
-export { type FetchGuard, guardedFetch, UpstreamRefused } from "./guarded-fetch";
+export { type FetchGuard, guardedFetch, guardedPost, UpstreamRefused } from "./guarded-fetch";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,
   MAX_TOOLS_PER_SERVER,
   type PoolOptions,
+  postThrough,
   UpstreamPool,
+  type UpstreamPost,
   type UpstreamTarget,
   type UpstreamTool,
   UpstreamUnavailable,

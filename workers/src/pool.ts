@@ -46,6 +46,30 @@ export interface PoolOptions {
   maxConnections?: number;
   /** The upstream said its tools changed; here is its new list. */
   onToolsChanged?(target: UpstreamTarget, tools: UpstreamTool[]): void;
+  /**
+   * A plain POST to a target, for warm calls sent without the SDK client (see `callDirect`);
+   * SSRF-guarded like `fetchFor`. Default: through `fetchFor`'s fetch. Node passes undici's
+   * `request`, which costs a fraction of fetch's CPU.
+   */
+  postFor?(target: UpstreamTarget): UpstreamPost;
+}
+
+/** One POST and its answer, read whole. */
+export type UpstreamPost = (
+  url: string,
+  init: { headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<{ status: number; contentType: string; text(): Promise<string> }>;
+
+/** A POST through a fetch. */
+export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
+  return async (url, init) => {
+    const response = await fetch(url, { method: "POST", ...init });
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? "",
+      text: () => response.text(),
+    };
+  };
 }
 
 export interface CallOptions {
@@ -81,6 +105,52 @@ interface Connection {
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
+const UNSURE = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
+
+/** What the SDK client sends on the stateless revision, sent the same way by `callDirect`. */
+const DIRECT_REVISION = "2026-07-28";
+const DIRECT_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": DIRECT_REVISION,
+  "io.modelcontextprotocol/clientInfo": { name: "loadout", version: "0.1.0" },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {}, url: {} } },
+};
+
+type Answer = { result: Record<string, unknown> } | { error: { code: unknown; message: unknown } };
+
+/** The JSON-RPC answer with this id, from a JSON body or from the events of an SSE body; null if none. */
+export function answerOf(raw: string, contentType: string, id: number): Answer | null {
+  const messages: string[] = contentType.toLowerCase().startsWith("text/event-stream") ? sseData(raw) : [raw];
+  for (const text of messages) {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (!message || typeof message !== "object" || Array.isArray(message)) continue;
+    const m = message as Record<string, unknown>;
+    if (m.jsonrpc !== "2.0" || m.id !== id) continue;
+    if (m.error && typeof m.error === "object") return { error: m.error as { code: unknown; message: unknown } };
+    if (m.result && typeof m.result === "object" && !Array.isArray(m.result))
+      return { result: m.result as Record<string, unknown> };
+    return null;
+  }
+  return null;
+}
+
+/** The data of each event in an SSE body (multi-line data joined with newlines). */
+function sseData(raw: string): string[] {
+  const events: string[] = [];
+  for (const block of raw.split(/\r?\n\r?\n/)) {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
+    if (data.length) events.push(data.join("\n"));
+  }
+  return events;
+}
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 const withTimeout = async <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -106,7 +176,9 @@ const withTimeout = async <T>(work: Promise<T>, ms: number, what: string): Promi
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
-  private readonly options: Required<Omit<PoolOptions, "onToolsChanged">> & Pick<PoolOptions, "onToolsChanged">;
+  private readonly options: Required<Omit<PoolOptions, "onToolsChanged" | "postFor">> &
+    Pick<PoolOptions, "onToolsChanged" | "postFor">;
+  private directIds = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: PoolOptions) {
@@ -279,7 +351,8 @@ export class UpstreamPool {
     const connection = await this.connection(target);
     this.touch(target, connection);
     const seconds = Math.round(target.callTimeoutMs / 1000);
-    const unsure = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
+    if (connection.era === "modern" && !options.onProgress && !options.inputRequired && /^[\x21-\x7e]+$/.test(tool))
+      return this.callDirect(target, tool, args, options.signal);
     try {
       const rounds = options.inputRequired;
       const result = await connection.client.callTool(
@@ -311,16 +384,104 @@ export class UpstreamPool {
           `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
         );
       this.drop(target.id);
-      if (options.signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${unsure}`);
+      if (options.signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-        return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${unsure}`);
+        return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${UNSURE}`);
       if (
         (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) ||
         (error instanceof Error && (error.name === "SyntaxError" || error.name === "ZodError"))
       )
-        return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${unsure}`);
-      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${unsure}`);
+        return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${UNSURE}`);
     }
+  }
+
+  /**
+   * A call on the stateless 2026-07-28 revision, sent as one POST without the SDK client: the
+   * client's per-call machinery (a web-streams fetch, schema validation of the answer) costs more
+   * CPU than the proxy's whole budget. Only the plainest calls come here (no progress to pass on,
+   * no input requests to hand back); what the upstream answers is read as the SDK client reads it,
+   * and every failure becomes the same error result as on the client's path.
+   */
+  private async callDirect(
+    target: UpstreamTarget,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
+    const id = ++this.directIds;
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: tool, ...(args ? { arguments: args } : {}), _meta: DIRECT_ENVELOPE },
+    });
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, target.callTimeoutMs);
+    const cancel = () => controller.abort();
+    signal?.addEventListener("abort", cancel, { once: true });
+    if (signal?.aborted) controller.abort();
+    const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
+    let raw: string;
+    let status: number;
+    let contentType: string;
+    try {
+      const answer = await post(target.url, {
+        headers: {
+          ...target.headers,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": DIRECT_REVISION,
+          "mcp-method": "tools/call",
+          "mcp-name": tool,
+        },
+        body,
+        signal: controller.signal,
+      });
+      status = answer.status;
+      contentType = answer.contentType;
+      raw = await answer.text();
+    } catch (error) {
+      this.drop(target.id);
+      if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (timedOut)
+        return errorResult(
+          `${target.name} did not answer ${tool} within ${Math.round(target.callTimeoutMs / 1000)} s. ${UNSURE}`,
+        );
+      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${UNSURE}`);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", cancel);
+    }
+    const message = answerOf(raw, contentType, id);
+    if (message && "error" in message) {
+      const { code, message: text } = message.error;
+      return errorResult(`${target.name} answered with an error (${code}): ${String(text).slice(0, 300)}`);
+    }
+    if (status !== 200 || !message) {
+      this.drop(target.id);
+      return status !== 200
+        ? errorResult(`The connection to ${target.name} broke during ${tool} (HTTP ${status}). ${UNSURE}`)
+        : errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+    }
+    const result = message.result;
+    if (result.resultType === "input_required")
+      return errorResult(
+        `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
+      );
+    if (
+      (result.resultType !== undefined && result.resultType !== "complete") ||
+      (result.content !== undefined && !Array.isArray(result.content))
+    ) {
+      this.drop(target.id);
+      return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+    }
+    const { resultType: _, ...rest } = result;
+    return { ...rest, content: (result.content as CallToolResult["content"] | undefined) ?? [] } as CallToolResult;
   }
 
   async close() {

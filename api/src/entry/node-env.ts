@@ -22,6 +22,8 @@ export const NodeEnv = z
     /** Trust X-Forwarded-For from a reverse proxy for client addresses (rate limits). */
     LOADOUT_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
     LOADOUT_LOG: z.enum(["json", "silent"]).default("json"),
+    /** `0` sends every MCP request through the SDK's server, fast-lane tool calls included. */
+    LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
     /** `1` lets remote MCP servers live on loopback: for local use and tests, never in production. */
     LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: z.enum(["0", "1"]).default("0"),
     /**

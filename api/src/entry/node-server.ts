@@ -17,9 +17,12 @@ import { jsonLineLogger, type Logger, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
 import { batchingRecorder } from "../services/mcp/call-log";
-import { upstreamFetch as guardedUpstreamFetch } from "../services/servers/upstreams";
+import {
+  upstreamFetch as guardedUpstreamFetch,
+  upstreamPost as guardedUpstreamPost,
+} from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
-import { dispatchedFetch, upstreamDispatcher } from "./upstream-dispatcher";
+import { dispatchedFetch, dispatchedPost, upstreamDispatcher } from "./upstream-dispatcher";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
 
@@ -83,11 +86,13 @@ export async function startNodeServer(
   // connection it opens (what a rebinding DNS answer would slip past the first check).
   const dispatcher = upstreamDispatcher({ allowLoopback: allowLoopbackUpstreams });
   const upstreamFetch = guardedUpstreamFetch(resolveHost, allowLoopbackUpstreams, dispatchedFetch(dispatcher));
-  const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch });
+  const post = guardedUpstreamPost(resolveHost, allowLoopbackUpstreams, dispatchedPost(dispatcher));
+  const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch, postFor: () => post });
   const app = createApp({
     callRecorder,
     upstreamPool,
     ...(feed ? { freshness: feed.freshness } : {}),
+    mcpFastLane: env.LOADOUT_MCP_FAST_LANE === "1",
     allowLoopbackUpstreams,
     resolveHost,
     ...(allowedHosts ? { allowedHosts } : {}),

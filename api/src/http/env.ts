@@ -56,6 +56,8 @@ export interface AppDeps {
    * the host cannot listen (Workers): every call then reads Postgres.
    */
   freshness?: Freshness;
+  /** Plain `tools/call` requests skip the SDK's per-request server (default true; see mcp/fast-lane.ts). */
+  mcpFastLane?: boolean;
 }
 
 export interface AppVariables {
@@ -69,6 +71,8 @@ export interface AppVariables {
   rawBody: Uint8Array | undefined;
   /** Schedules work after the response; errors are logged, never thrown at the client. */
   defer: (work: () => Promise<unknown>) => void;
+  /** Which path answered an MCP request (`fast` for the fast lane), reported in Server-Timing. */
+  lane: string | undefined;
 }
 
 export type AppEnv = { Variables: AppVariables };

@@ -27,7 +27,16 @@ import {
   type SingleServer,
 } from "../services/mcp/proxied";
 import type { ServerDeps } from "../services/servers/upstreams";
-import { buildMcpServer, type ServerOptions, type ToolOutcome } from "./server";
+import { type FastCall, fastLaneAnswer, fastLaneCall, toolError } from "./fast-lane";
+import {
+  buildMcpServer,
+  callSkillsTool,
+  SERVER_INFO,
+  type ServerOptions,
+  type ToolOutcome,
+  type ToolResult,
+} from "./server";
+import { SkillsToolInput } from "./tools";
 
 const MODES = new Set(["agent", "plan", "goal"]);
 /** The requests the activity log keeps: calls and reads, not handshakes and lists. */
@@ -426,7 +435,34 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       },
     };
     const started = performance.now();
-    const response = await handler.fetch(c.req.raw, {
+    let response: Response | undefined;
+    const fast =
+      c.get("deps").mcpFastLane !== false && !askRoots
+        ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody)
+        : null;
+    if (fast) {
+      const result = await fastLaneResult(fast, {
+        ctx,
+        session,
+        single: Boolean(single),
+        upstreamTool: upstreamTools[0],
+        passInputRequests: per.options.passInputRequests ?? false,
+        call: (tool, args) =>
+          callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
+            now: ctx.now,
+            signal: c.req.raw.signal,
+          }),
+      });
+      if (result) {
+        c.set("lane", "fast");
+        toolOutcome = outcomeOfToolResult(result);
+        response = new Response(fastLaneAnswer(fast.id, result, SERVER_INFO), {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        });
+      }
+    }
+    response ??= await handler.fetch(c.req.raw, {
       parsedBody,
       authInfo: {
         token: "loadout",
@@ -487,5 +523,51 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       });
     }
     return response;
+  }
+}
+
+/** Whether an upstream tool's input schema asks for arguments mirrored in headers (the SDK checks those). */
+const mirrorsHeaders = new WeakMap<object, boolean>();
+function declaresMcpHeaders(tool: ProxiedTool): boolean {
+  let declares = mirrorsHeaders.get(tool.tool);
+  if (declares === undefined) {
+    declares = JSON.stringify(tool.tool.inputSchema).includes("x-mcp-header");
+    mirrorsHeaders.set(tool.tool, declares);
+  }
+  return declares;
+}
+
+/**
+ * A fast-lane call's result: the skills tool, or the one upstream tool the call names, as the
+ * SDK's server would run them. Null (before anything ran) sends the request down the SDK's path:
+ * arguments the tool's schema refuses, a tool only the SDK serves, an upstream that could ask the
+ * client for input.
+ */
+async function fastLaneResult(
+  call: FastCall,
+  lane: {
+    ctx: ActionContext;
+    session: McpSession;
+    single: boolean;
+    upstreamTool: ProxiedTool | undefined;
+    passInputRequests: boolean;
+    call: (tool: ProxiedTool, args: Record<string, unknown> | undefined) => Promise<unknown>;
+  },
+): Promise<ToolResult | null> {
+  if (call.name === "skills" && !lane.single) {
+    const input = SkillsToolInput.safeParse(call.args ?? {});
+    if (!input.success) return null;
+    try {
+      return await callSkillsTool(lane.ctx, lane.session, input.data);
+    } catch (error) {
+      return toolError(error);
+    }
+  }
+  const tool = lane.upstreamTool;
+  if (!tool || tool.name !== call.name || lane.passInputRequests || declaresMcpHeaders(tool)) return null;
+  try {
+    return (await lane.call(tool, call.args)) as ToolResult;
+  } catch (error) {
+    return toolError(error);
   }
 }

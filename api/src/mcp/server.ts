@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@loadout/workers";
 import { inputRequired, type ListToolsResult, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
+import type { z } from "zod";
 import { isActiveInProject } from "../domain/activation";
 import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
@@ -27,7 +28,7 @@ import {
 
 export const SERVER_INFO = { name: "loadout", title: "Loadout", version: "0.1.0" };
 
-type ToolResult = {
+export type ToolResult = {
   content: { type: "text"; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
@@ -208,85 +209,7 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
         inputSchema: SkillsToolInput,
         annotations: SKILLS_TOOL_ANNOTATIONS,
       },
-      async (input) => {
-        try {
-          if (input.action === "list") {
-            const items = await activeItems(ctx.db, session);
-            if (items.length === 0) return text("No skills or personas are active in this session.", { items: [] });
-            const lines = items.map(
-              (i) =>
-                `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
-            );
-            return text(lines.join("\n"), {
-              items: items.map((i) => ({
-                name: i.address,
-                kind: i.kind,
-                origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
-                description: i.description,
-              })),
-            });
-          }
-          if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
-          const resolved = await resolveAddress(ctx.db, session, input.name);
-          if (!resolved.ok)
-            return failure(
-              `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
-            );
-          const row = resolved.row ?? (await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null));
-          if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
-          // Scope is checked again at dispatch: a session that listed the item before it was narrowed
-          // must not read it now.
-          if (
-            !isActiveInProject(
-              { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-              session.project,
-            )
-          ) {
-            return failure(
-              `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
-            );
-          }
-          const path = input.path ?? docNameFor(row.kind);
-          const manifest = await manifestWithContent(
-            ctx.db,
-            row.workspaceId,
-            row.id,
-            row.version,
-            path,
-            session.caches?.content,
-          );
-          const file = manifest?.files.find((f) => f.path === path);
-          const bytes = manifest?.content;
-          if (!file || !bytes)
-            return failure(
-              `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
-            );
-          const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-          const start = Math.min(input.start ?? 0, body.length);
-          const chunk = body.slice(start, start + GET_CHUNK);
-          const next = start + chunk.length < body.length ? start + chunk.length : null;
-          const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
-          const note = [
-            next !== null
-              ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
-              : "",
-            path === docNameFor(row.kind) && others.length
-              ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
-              : "",
-          ].join("");
-          return text(`${chunk}${note}`, {
-            name: input.name,
-            path,
-            start,
-            next_start: next,
-            total_chars: body.length,
-            digest: file.digest,
-            files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
-          });
-        } catch (error) {
-          return fromError(error);
-        }
-      },
+      (input) => callSkillsTool(ctx, session, input),
     );
 
   if (options.searchFetch && (wants("search") || wants("fetch")))
@@ -386,6 +309,94 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   }
   answerListing();
   return server;
+}
+
+/**
+ * The `skills` tool: `list` the items active here, or `get` one's document or file, a chunk at a
+ * time. Scope is checked again at dispatch. Served by the SDK server and by the fast lane alike.
+ */
+export async function callSkillsTool(
+  ctx: ActionContext,
+  session: McpSession,
+  input: z.infer<typeof SkillsToolInput>,
+): Promise<ToolResult> {
+  try {
+    if (input.action === "list") {
+      const items = await activeItems(ctx.db, session);
+      if (items.length === 0) return text("No skills or personas are active in this session.", { items: [] });
+      const lines = items.map(
+        (i) =>
+          `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
+      );
+      return text(lines.join("\n"), {
+        items: items.map((i) => ({
+          name: i.address,
+          kind: i.kind,
+          origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
+          description: i.description,
+        })),
+      });
+    }
+    if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
+    const resolved = await resolveAddress(ctx.db, session, input.name);
+    if (!resolved.ok)
+      return failure(
+        `${resolved.message}${resolved.candidates.length ? ` Candidates: ${resolved.candidates.join(", ")}.` : ""}`,
+      );
+    const row = resolved.row ?? (await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null));
+    if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
+    // Scope is checked again at dispatch: a session that listed the item before it was narrowed
+    // must not read it now.
+    if (
+      !isActiveInProject(
+        { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+        session.project,
+      )
+    ) {
+      return failure(
+        `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
+      );
+    }
+    const path = input.path ?? docNameFor(row.kind);
+    const manifest = await manifestWithContent(
+      ctx.db,
+      row.workspaceId,
+      row.id,
+      row.version,
+      path,
+      session.caches?.content,
+    );
+    const file = manifest?.files.find((f) => f.path === path);
+    const bytes = manifest?.content;
+    if (!file || !bytes)
+      return failure(
+        `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
+      );
+    const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    const start = Math.min(input.start ?? 0, body.length);
+    const chunk = body.slice(start, start + GET_CHUNK);
+    const next = start + chunk.length < body.length ? start + chunk.length : null;
+    const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
+    const note = [
+      next !== null
+        ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
+        : "",
+      path === docNameFor(row.kind) && others.length
+        ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
+        : "",
+    ].join("");
+    return text(`${chunk}${note}`, {
+      name: input.name,
+      path,
+      start,
+      next_start: next,
+      total_chars: body.length,
+      digest: file.digest,
+      files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
+    });
+  } catch (error) {
+    return fromError(error);
+  }
 }
 
 interface ToolConfig {

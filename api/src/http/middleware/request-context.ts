@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { randomBase62 } from "../../auth/secrets";
 import type { AppDeps, AppEnv } from "../env";
@@ -31,14 +32,16 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
     c.set("csrfKey", csrfKey);
     c.set("principal", undefined);
     c.set("rawBody", undefined);
+    c.set("lane", undefined);
     c.set("defer", (work) => deferred.push(work));
     try {
       await next();
     } finally {
       const ms = Math.round((performance.now() - started) * 100) / 100;
-      c.header("X-Request-Id", requestId);
       // Server time, for clients and benchmarks that separate it from the network.
-      c.header("Server-Timing", `app;dur=${ms}`);
+      setFinalHeader(c, "X-Request-Id", requestId);
+      const lane = c.get("lane");
+      setFinalHeader(c, "Server-Timing", `app;dur=${ms}${lane ? `, lane;desc="${lane}"` : ""}`);
       const principal = c.get("principal");
       deps.logger.log(c.res.status >= 500 ? "error" : "info", "request", {
         requestId,
@@ -68,4 +71,17 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
       else void after;
     }
   });
+}
+
+/**
+ * Sets a header on the response already made. Straight on its headers where they are mutable:
+ * Hono's `c.header` would rebuild the response around its body stream first, which costs more
+ * than a small MCP call. A response with immutable headers (one passed on from fetch) is rebuilt.
+ */
+function setFinalHeader(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
 }

@@ -1,7 +1,10 @@
 import { type Database, mcpServers, mcpServerTools, workspaces } from "@loadout/db";
 import {
+  type FetchGuard,
   guardedFetch,
+  guardedPost,
   type UpstreamPool,
+  type UpstreamPost,
   type UpstreamTarget,
   type UpstreamTool,
   UpstreamUnavailable,
@@ -38,21 +41,32 @@ export const headerAd = (serverId: string, header: string) => `${serverId}:heade
 /** Binds a sealed URL to its server. */
 export const urlAd = (serverId: string) => `${serverId}:url`;
 
+/** What the SSRF guard checks for upstreams: https only, public addresses only. */
+function upstreamGuard(resolveHost: (host: string) => Promise<string[]>, allowLoopback: boolean): FetchGuard {
+  const options = { allowLoopback };
+  return {
+    urlProblem: (url) => upstreamUrlProblem(url, options),
+    addressProblem: (ip) => upstreamAddressProblem(ip, options),
+    resolve: resolveHost,
+  };
+}
+
 /** The SSRF-guarded fetch for upstreams: https only, public addresses only, each redirect checked. */
 export function upstreamFetch(
   resolveHost: (host: string) => Promise<string[]>,
   allowLoopback: boolean,
   base: typeof fetch = fetch,
 ) {
-  const options = { allowLoopback };
-  return guardedFetch(
-    {
-      urlProblem: (url) => upstreamUrlProblem(url, options),
-      addressProblem: (ip) => upstreamAddressProblem(ip, options),
-      resolve: resolveHost,
-    },
-    base,
-  );
+  return guardedFetch(upstreamGuard(resolveHost, allowLoopback), base);
+}
+
+/** The same guard over a plain POST (warm calls: see UpstreamPool.callDirect). */
+export function upstreamPost(
+  resolveHost: (host: string) => Promise<string[]>,
+  allowLoopback: boolean,
+  base: UpstreamPost,
+): UpstreamPost {
+  return guardedPost(upstreamGuard(resolveHost, allowLoopback), base);
 }
 
 export async function targetOf(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { fastLaneAnswer, fastLaneCall, toolError } from "./fast-lane";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+};
+const HEADERS: Record<string, string> = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "skills",
+};
+const BODY = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "skills", arguments: { action: "get", name: "x" }, _meta: META },
+};
+
+function qualify(change: { headers?: Record<string, string | undefined>; body?: unknown; method?: string } = {}) {
+  const headers = { ...HEADERS, ...change.headers };
+  return fastLaneCall(change.method ?? "POST", (name) => headers[name], change.body ?? BODY);
+}
+
+const withParams = (params: Record<string, unknown>) => ({ ...BODY, params: { ...BODY.params, ...params } });
+const withMeta = (meta: Record<string, unknown>) => withParams({ _meta: { ...META, ...meta } });
+
+describe("fastLaneCall", () => {
+  it("takes the plainest 2026-07-28 tools/call", () => {
+    expect(qualify()).toEqual({
+      id: 1,
+      name: "skills",
+      args: { action: "get", name: "x" },
+      clientCapabilities: {},
+    });
+    expect(qualify({ body: { ...BODY, id: "abc" } })?.id).toBe("abc");
+    expect(qualify({ body: withParams({ arguments: undefined }) })?.args).toBeUndefined();
+    expect(qualify({ headers: { "mcp-name": " skills " } })).not.toBeNull();
+    expect(qualify({ headers: { "content-type": "application/json; charset=utf-8" } })).not.toBeNull();
+  });
+
+  // Each of these is the SDK's to answer: an error it writes, or an answer the lane cannot give.
+  const sdkCases: [string, Parameters<typeof qualify>[0]][] = [
+    ["a GET", { method: "GET" }],
+    ["another content type", { headers: { "content-type": "text/plain" } }],
+    ["an Accept without SSE", { headers: { accept: "application/json" } }],
+    ["an Accept without JSON", { headers: { accept: "text/event-stream" } }],
+    ["no protocol version header", { headers: { "mcp-protocol-version": undefined } }],
+    ["a 2025 protocol version header", { headers: { "mcp-protocol-version": "2025-11-25" } }],
+    ["no Mcp-Method", { headers: { "mcp-method": undefined } }],
+    ["an Mcp-Method that disagrees", { headers: { "mcp-method": "tools/list" } }],
+    ["an Mcp-Name that disagrees", { headers: { "mcp-name": "other" } }],
+    ["a Base64 Mcp-Name", { headers: { "mcp-name": "=?base64?c2tpbGxz?=" } }],
+    ["no Mcp-Name", { headers: { "mcp-name": undefined } }],
+    ["a batch", { body: [BODY] }],
+    ["a notification (no id)", { body: { jsonrpc: "2.0", method: "tools/call", params: BODY.params } }],
+    ["a null id", { body: { ...BODY, id: null } }],
+    ["a fractional id", { body: { ...BODY, id: 1.5 } }],
+    ["another jsonrpc", { body: { ...BODY, jsonrpc: "1.0" } }],
+    ["another method", { body: { ...BODY, method: "tools/list" } }],
+    ["an extra top-level key", { body: { ...BODY, extra: true } }],
+    ["a task", { body: withParams({ task: { ttl: 1000 } }) }],
+    ["input responses (a retry)", { body: withParams({ inputResponses: {} }) }],
+    ["arguments that are not an object", { body: withParams({ arguments: [1] }) }],
+    ["no name", { body: withParams({ name: "" }) }],
+    ["no envelope", { body: withParams({ _meta: undefined }) }],
+    ["a 2025 envelope", { body: withMeta({ "io.modelcontextprotocol/protocolVersion": "2025-11-25" }) }],
+    ["a progress token", { body: withMeta({ progressToken: "p1" }) }],
+    ["a log level", { body: withMeta({ "io.modelcontextprotocol/logLevel": "debug" }) }],
+    ["capabilities that are not objects", { body: withMeta({ "io.modelcontextprotocol/clientCapabilities": [] }) }],
+    [
+      "a capability that is not an object",
+      { body: withMeta({ "io.modelcontextprotocol/clientCapabilities": { roots: true } }) },
+    ],
+    ["client info without a version", { body: withMeta({ "io.modelcontextprotocol/clientInfo": { name: "x" } }) }],
+  ];
+  it.each(sdkCases)("leaves %s to the SDK", (_, change) => {
+    expect(qualify(change)).toBeNull();
+  });
+});
+
+describe("fastLaneAnswer", () => {
+  const SERVER = { name: "loadout", title: "Loadout", version: "0.1.0" };
+
+  it("adds resultType and the server's identity, as the SDK encodes a 2026-07-28 result", () => {
+    const answer = JSON.parse(fastLaneAnswer(7, { content: [{ type: "text", text: "hi" }] }, SERVER));
+    expect(answer).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: {
+        content: [{ type: "text", text: "hi" }],
+        resultType: "complete",
+        _meta: { "io.modelcontextprotocol/serverInfo": SERVER },
+      },
+    });
+  });
+
+  it("keeps the result's own _meta entries, and a serverInfo already there", () => {
+    const kept = JSON.parse(fastLaneAnswer("a", { content: [], _meta: { "example.com/trace": "t1" } }, SERVER));
+    expect(kept.result._meta).toEqual({ "example.com/trace": "t1", "io.modelcontextprotocol/serverInfo": SERVER });
+    const theirs = { "io.modelcontextprotocol/serverInfo": { name: "other", version: "2" } };
+    expect(JSON.parse(fastLaneAnswer(1, { content: [], _meta: theirs }, SERVER)).result._meta).toEqual(theirs);
+  });
+
+  it("appends a text fallback for structured content that is not an object, when there is no text", () => {
+    const answer = JSON.parse(fastLaneAnswer(1, { content: [], structuredContent: [1, 2] }, SERVER));
+    expect(answer.result.content).toEqual([{ type: "text", text: "[1,2]" }]);
+    const withText = JSON.parse(
+      fastLaneAnswer(1, { content: [{ type: "text", text: "t" }], structuredContent: [1] }, SERVER),
+    );
+    expect(withText.result.content).toEqual([{ type: "text", text: "t" }]);
+    const object = JSON.parse(fastLaneAnswer(1, { content: [], structuredContent: { a: 1 } }, SERVER));
+    expect(object.result.content).toEqual([]);
+  });
+
+  it("reports a thrown error as the SDK does: an error result with its message", () => {
+    expect(toolError(new Error("boom"))).toEqual({ content: [{ type: "text", text: "boom" }], isError: true });
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The fast lane: a `tools/call` on the stateless 2026-07-28 revision, in its plainest form, is
+ * answered without building the SDK's per-request server (which costs more CPU than the call).
+ * Only requests the SDK would accept and answer as one JSON body qualify; anything else (another
+ * revision, a progress token, a header that disagrees, a task, an unusual envelope) takes the
+ * SDK's path, which also writes every error. The answer has the SDK's exact shape; a test holds
+ * the two lanes to the same answers.
+ *
+ * Written by hand because the SDK exposes no entry point below its per-request server.
+ */
+
+const REVISION = "2026-07-28";
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO]);
+
+export interface FastCall {
+  id: string | number;
+  name: string;
+  args: Record<string, unknown> | undefined;
+  clientCapabilities: Record<string, unknown>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) =>
+  Object.keys(value).every((key) => allowed.includes(key));
+
+/** The call, when this request may take the fast lane; null sends it down the SDK's path. */
+export function fastLaneCall(
+  httpMethod: string,
+  header: (name: string) => string | null | undefined,
+  body: unknown,
+): FastCall | null {
+  if (httpMethod !== "POST") return null;
+  if (!/^application\/json\s*(;|$)/i.test(header("content-type") ?? "")) return null;
+  const accept = header("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  if (header("mcp-protocol-version") !== REVISION || header("mcp-method") !== "tools/call") return null;
+
+  if (!isPlainObject(body) || !onlyKeys(body, ["jsonrpc", "id", "method", "params"])) return null;
+  if (body.jsonrpc !== "2.0" || body.method !== "tools/call") return null;
+  const id = body.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return null;
+  const params = body.params;
+  if (!isPlainObject(params) || !onlyKeys(params, ["name", "arguments", "_meta"])) return null;
+  const { name, arguments: args, _meta: meta } = params;
+  if (typeof name !== "string" || name === "") return null;
+  if (args !== undefined && !isPlainObject(args)) return null;
+  if (header("mcp-name")?.trim() !== name) return null;
+
+  if (!isPlainObject(meta) || !Object.keys(meta).every((key) => ENVELOPE_KEYS.has(key))) return null;
+  if (meta[PROTOCOL_VERSION] !== REVISION) return null;
+  const capabilities = meta[CLIENT_CAPABILITIES];
+  if (!isPlainObject(capabilities) || !Object.values(capabilities).every(isPlainObject)) return null;
+  const info = meta[CLIENT_INFO];
+  if (info !== undefined) {
+    if (!isPlainObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return null;
+  }
+  return { id, name, args, clientCapabilities: capabilities };
+}
+
+interface ToolResultLike {
+  content?: { type: string; text?: string }[];
+  structuredContent?: unknown;
+  _meta?: unknown;
+  resultType?: unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * The JSON-RPC answer to a fast-lane call, as the SDK encodes a tool result on 2026-07-28: a text
+ * fallback for structured content that is not an object, `resultType`, and the server's identity
+ * under `_meta`.
+ */
+export function fastLaneAnswer(
+  id: string | number,
+  result: ToolResultLike,
+  serverInfo: { name: string; title?: string; version: string },
+): string {
+  let projected: ToolResultLike = result;
+  const structured = result.structuredContent;
+  if (
+    structured !== undefined &&
+    !isPlainObject(structured) &&
+    !(result.content?.some((c) => c.type === "text") ?? false)
+  ) {
+    projected = { ...result, content: [...(result.content ?? []), { type: "text", text: JSON.stringify(structured) }] };
+  }
+  if (projected.resultType === undefined) projected = { ...projected, resultType: "complete" };
+  const meta = projected._meta;
+  if (meta === undefined) projected = { ...projected, _meta: { [SERVER_INFO_KEY]: serverInfo } };
+  else if (isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined)
+    projected = { ...projected, _meta: { ...meta, [SERVER_INFO_KEY]: serverInfo } };
+  return JSON.stringify({ result: projected, jsonrpc: "2.0", id });
+}
+
+/** A thrown error as the SDK reports it from a tool: an error result with the message. */
+export function toolError(error: unknown): { content: { type: "text"; text: string }[]; isError: true } {
+  return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
+}

@@ -1,0 +1,163 @@
+/**
+ * The fast lane answers plain 2026-07-28 `tools/call` requests without the SDK's per-request
+ * server. It must answer exactly as the SDK's path does: the same requests go to a server with
+ * the lane and to one without it (LOADOUT_MCP_FAST_LANE=0), each with the same account, skills and
+ * upstream, and the answers must match byte for byte once parsed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, signUpAccount } from "../helpers/account";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "parity-test", version: "1" },
+};
+
+interface Side {
+  server: TestServer;
+  account: Account;
+  token: string;
+}
+let fast: Side;
+let sdk: Side;
+let upstream: StatelessUpstream;
+
+async function prepare(env: Record<string, string>): Promise<Side> {
+  const server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", ...env });
+  const account = await signUpAccount(server.url, "parity@example.com");
+  const token = (await account.token(["mcp"])).secret;
+  const long = "A line of the long skill.\n".repeat(1200);
+  for (const [name, instructions] of [
+    ["review", "# Review\n\nRead the diff.\n"],
+    ["long", long],
+  ] as const) {
+    const created = await account.rest("/v1/workspaces/me/skills", {
+      method: "POST",
+      body: {
+        name,
+        description: `The ${name} skill.`,
+        instructions,
+        files: [{ path: "notes.md", content: "Notes.\n" }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }
+  const imported = await account.rest("/v1/workspaces/me/servers/import", {
+    method: "POST",
+    body: { text: JSON.stringify({ mcpServers: { up: { url: upstream.url } } }) },
+  });
+  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+  expect((await account.rest("/v1/workspaces/me/servers/up/test", { method: "POST" })).status).toBe(200);
+  expect((await account.rest("/v1/workspaces/me/servers/up/tools/approve", { method: "POST", body: {} })).status).toBe(
+    200,
+  );
+  // One tool switched off: a call to it is refused, on both lanes alike.
+  const off = await account.rest("/v1/workspaces/me/servers/up/tools/image", {
+    method: "PATCH",
+    body: { enabled: false },
+  });
+  expect(off.status, JSON.stringify(off.body)).toBe(200);
+  return { server, account, token };
+}
+
+async function call(side: Side, body: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
+  const params = body.params as { name?: string } | undefined;
+  const res = await fetch(`${side.server.url}/mcp${query}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${side.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      ...(params?.name ? { "mcp-name": params.name } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    type: res.headers.get("content-type"),
+    lane: /lane;desc="(\w+)"/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? "sdk",
+    body: (await res.text()).trim(),
+  };
+}
+
+const request = (name: string, args?: Record<string, unknown>, id: string | number = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, ...(args ? { arguments: args } : {}), _meta: META },
+});
+
+beforeAll(async () => {
+  upstream = await startStatelessUpstream();
+  fast = await prepare({});
+  sdk = await prepare({ LOADOUT_MCP_FAST_LANE: "0" });
+}, 120_000);
+
+afterAll(async () => {
+  await fast?.server.close();
+  await sdk?.server.close();
+  await upstream?.stop();
+});
+
+describe("the fast lane answers as the SDK's path does", () => {
+  const laneCases: [string, Record<string, unknown>, string?][] = [
+    ["skills get", request("skills", { action: "get", name: "review" })],
+    ["skills get of another file", request("skills", { action: "get", name: "review", path: "notes.md" })],
+    ["skills get of a missing file", request("skills", { action: "get", name: "review", path: "nope.md" })],
+    ["skills get of an unknown item", request("skills", { action: "get", name: "nobody" })],
+    ["skills get without a name", request("skills", { action: "get" }, "string-id")],
+    ["skills get, second chunk", request("skills", { action: "get", name: "long", start: 20_000 })],
+    ["skills list", request("skills", { action: "list" })],
+    ["skills list in plan mode", request("skills", { action: "list" }), "?mode=plan"],
+    ["an upstream tool", request("up_echo", { text: "hello" })],
+    ["an upstream tool with an action", request("up_issues", { action: "list" })],
+    [
+      "an upstream tool, an action plan mode forbids",
+      request("up_issues", { action: "create", title: "x" }),
+      "?mode=plan",
+    ],
+    ["a switched-off upstream tool", request("up_image", {})],
+    ["an upstream tool with bad arguments (the upstream says so)", request("up_echo", { text: 42 })],
+  ];
+  it.each(laneCases)("%s", async (_, body, query) => {
+    const a = await call(fast, body, {}, query);
+    const b = await call(sdk, body, {}, query);
+    expect(b.lane).toBe("sdk");
+    expect({ status: a.status, type: a.type, body: JSON.parse(a.body) }).toEqual({
+      status: b.status,
+      type: b.type,
+      body: JSON.parse(b.body),
+    });
+  });
+
+  it("takes the fast lane for plain calls, and the SDK's for the rest", async () => {
+    expect((await call(fast, request("skills", { action: "get", name: "review" }))).lane).toBe("fast");
+    expect((await call(fast, request("up_echo", { text: "x" }))).lane).toBe("fast");
+    // Arguments the schema refuses: the SDK writes that error.
+    expect((await call(fast, request("skills", { action: "delete", name: "review" }))).lane).toBe("sdk");
+    // A progress token needs the SDK's event stream.
+    const progress = request("up_echo", { text: "x" });
+    (progress.params._meta as Record<string, unknown>).progressToken = "p1";
+    expect((await call(fast, progress)).lane).toBe("sdk");
+    // A header that disagrees with the body is the SDK's to refuse.
+    const mismatch = await call(fast, request("skills", { action: "list" }), { "mcp-name": "other" });
+    expect(mismatch.lane).toBe("sdk");
+    expect(mismatch.status).toBe(400);
+  });
+
+  const sdkCases: [string, Record<string, unknown>, Record<string, string>?][] = [
+    ["arguments the schema refuses", request("skills", { action: "delete", name: "review" })],
+    ["an unknown tool", request("nobody_here", {})],
+    ["a header that disagrees", request("skills", { action: "list" }), { "mcp-name": "other" }],
+  ];
+  it.each(sdkCases)("%s: the same answer from both servers", async (_, body, headers) => {
+    const a = await call(fast, body, headers);
+    const b = await call(sdk, body, headers);
+    expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: b.status, body: JSON.parse(b.body) });
+  });
+});
