@@ -35,23 +35,49 @@ export function fastLaneCall(
   header: (name: string) => string | null | undefined,
   body: unknown,
 ): FastCall | null {
+  const request = plainRequest(httpMethod, header, body, "tools/call");
+  if (!request) return null;
+  const { id, params, capabilities } = request;
+  if (!onlyKeys(params, ["name", "arguments", "_meta"])) return null;
+  const { name, arguments: args } = params;
+  if (typeof name !== "string" || name === "") return null;
+  if (args !== undefined && !isPlainObject(args)) return null;
+  if (header("mcp-name")?.trim() !== name) return null;
+  return { id, name, args, clientCapabilities: capabilities };
+}
+
+/** The id of a plain 2026-07-28 `tools/list` (no cursor), whose answer may be served from memory. */
+export function fastLaneList(
+  httpMethod: string,
+  header: (name: string) => string | null | undefined,
+  body: unknown,
+): { id: string | number } | null {
+  const request = plainRequest(httpMethod, header, body, "tools/list");
+  if (!request || !onlyKeys(request.params, ["_meta"]) || header("mcp-name") != null) return null;
+  return { id: request.id };
+}
+
+/** The checks every fast-lane request passes: transport headers, JSON-RPC shape, the envelope. */
+function plainRequest(
+  httpMethod: string,
+  header: (name: string) => string | null | undefined,
+  body: unknown,
+  method: string,
+): { id: string | number; params: Record<string, unknown>; capabilities: Record<string, unknown> } | null {
   if (httpMethod !== "POST") return null;
   if (!/^application\/json\s*(;|$)/i.test(header("content-type") ?? "")) return null;
   const accept = header("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
-  if (header("mcp-protocol-version") !== REVISION || header("mcp-method") !== "tools/call") return null;
+  if (header("mcp-protocol-version") !== REVISION || header("mcp-method") !== method) return null;
 
   if (!isPlainObject(body) || !onlyKeys(body, ["jsonrpc", "id", "method", "params"])) return null;
-  if (body.jsonrpc !== "2.0" || body.method !== "tools/call") return null;
+  if (body.jsonrpc !== "2.0" || body.method !== method) return null;
   const id = body.id;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return null;
   const params = body.params;
-  if (!isPlainObject(params) || !onlyKeys(params, ["name", "arguments", "_meta"])) return null;
-  const { name, arguments: args, _meta: meta } = params;
-  if (typeof name !== "string" || name === "") return null;
-  if (args !== undefined && !isPlainObject(args)) return null;
-  if (header("mcp-name")?.trim() !== name) return null;
+  if (!isPlainObject(params)) return null;
 
+  const meta = params._meta;
   if (!isPlainObject(meta) || !Object.keys(meta).every((key) => ENVELOPE_KEYS.has(key))) return null;
   if (meta[PROTOCOL_VERSION] !== REVISION) return null;
   const capabilities = meta[CLIENT_CAPABILITIES];
@@ -60,7 +86,12 @@ export function fastLaneCall(
   if (info !== undefined) {
     if (!isPlainObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return null;
   }
-  return { id, name, args, clientCapabilities: capabilities };
+  return { id, params, capabilities };
+}
+
+/** A JSON-RPC answer around a result already serialized (a remembered listing). */
+export function answerWithResult(id: string | number, resultJson: string): string {
+  return `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 interface ToolResultLike {

@@ -53,6 +53,11 @@ async function prepare(env: Record<string, string>): Promise<Side> {
   expect((await account.rest("/v1/workspaces/me/servers/up/tools/approve", { method: "POST", body: {} })).status).toBe(
     200,
   );
+  const planSafe = await account.rest("/v1/workspaces/me/servers/up/tools/issues", {
+    method: "PATCH",
+    body: { planSafeActions: ["list", "get"] },
+  });
+  expect(planSafe.status, JSON.stringify(planSafe.body)).toBe(200);
   // One tool switched off: a call to it is refused, on both lanes alike.
   const off = await account.rest("/v1/workspaces/me/servers/up/tools/image", {
     method: "PATCH",
@@ -142,12 +147,55 @@ describe("the fast lane answers as the SDK's path does", () => {
     expect((await call(fast, request("skills", { action: "delete", name: "review" }))).lane).toBe("sdk");
     // A progress token needs the SDK's event stream.
     const progress = request("up_echo", { text: "x" });
-    (progress.params._meta as Record<string, unknown>).progressToken = "p1";
+    progress.params._meta = { ...META, progressToken: "p1" } as typeof META;
     expect((await call(fast, progress)).lane).toBe("sdk");
     // A header that disagrees with the body is the SDK's to refuse.
     const mismatch = await call(fast, request("skills", { action: "list" }), { "mcp-name": "other" });
     expect(mismatch.lane).toBe("sdk");
     expect(mismatch.status).toBe(400);
+  });
+
+  it("a listing is remembered per catalog, answered as the SDK did, and forgotten when the catalog changes", async () => {
+    const list = (side: Side, query = "") =>
+      call(
+        side,
+        { jsonrpc: "2.0", id: "l1", method: "tools/list", params: { _meta: META } },
+        { "mcp-method": "tools/list" },
+        query,
+      );
+    const first = await list(fast);
+    const again = await list(fast);
+    const reference = await list(sdk);
+    expect(first.lane).toBe("sdk");
+    expect(again.lane).toBe("fast");
+    expect(reference.lane).toBe("sdk");
+    expect(JSON.parse(again.body)).toEqual(JSON.parse(reference.body));
+    expect(JSON.parse(first.body)).toEqual(JSON.parse(reference.body));
+    const names = (answer: { body: string }) =>
+      (JSON.parse(answer.body).result.tools as { name: string }[]).map((t) => t.name).sort();
+    expect(names(again)).toContain("up_echo");
+    // Plan mode has its own listing (no skill_edit, only plan-safe tools), remembered apart.
+    await list(fast, "?mode=plan");
+    const plan = await list(fast, "?mode=plan");
+    expect(plan.lane).toBe("fast");
+    expect(JSON.parse(plan.body)).toEqual(JSON.parse((await list(sdk, "?mode=plan")).body));
+    expect(names(plan)).not.toContain("skill_edit");
+    expect(names(plan)).toContain("up_issues");
+
+    // A tool switched off changes the catalog: the remembered answer goes with it.
+    for (const side of [fast, sdk]) {
+      const off = await side.account.rest("/v1/workspaces/me/servers/up/tools/echo", {
+        method: "PATCH",
+        body: { enabled: false },
+      });
+      expect(off.status).toBe(200);
+    }
+    const changed = await list(fast);
+    expect(names(changed)).not.toContain("up_echo");
+    expect(JSON.parse(changed.body)).toEqual(JSON.parse((await list(sdk)).body));
+    for (const side of [fast, sdk])
+      await side.account.rest("/v1/workspaces/me/servers/up/tools/echo", { method: "PATCH", body: { enabled: true } });
+    expect(names(await list(fast))).toContain("up_echo");
   });
 
   const sdkCases: [string, Record<string, unknown>, Record<string, string>?][] = [
