@@ -198,7 +198,15 @@ if (skillsRow) {
 }
 
 const mcpRow = rows.find((r) => r.mcp)?.mcp;
-if (mcpRow) printMcp(mcpRow);
+if (mcpRow) {
+  printMcp(mcpRow);
+  // The machine's own speed, for reading the figures: the same load on the plainest REST route.
+  const me = rows.find((r) => r.engine === "Postgres");
+  if (me)
+    console.log(
+      `${"skills get vs GET /v1/me on this run".padEnd(49)}${(mcpRow.getRps / me.rps).toFixed(2).padStart(6)}×     (GET /v1/me: ${me.rps} req/s here)`,
+    );
+}
 const proxyRow = rows.find((r) => r.proxy)?.proxy;
 if (proxyRow) printProxy(proxyRow);
 console.log("");
