@@ -57,7 +57,10 @@ export function bufferedLines(
     pending = "";
   };
   flushOnExit.add(flush);
-  if (flushOnExit.size === 1) process.once("exit", () => flushOnExit.forEach((f) => f()));
+  if (flushOnExit.size === 1)
+    process.once("exit", () => {
+      for (const f of flushOnExit) f();
+    });
   return (line, level) => {
     if (level === "error") {
       flush();
@@ -100,11 +103,7 @@ export async function startNodeServer(
       max: env.LOADOUT_DB_POOL,
     }));
   // Straight to the stream: console.log's formatting costs more than the request it logs.
-  const logger =
-    options.logger ??
-    (env.LOADOUT_LOG === "silent"
-      ? silentLogger
-      : jsonLineLogger(bufferedLines()));
+  const logger = options.logger ?? (env.LOADOUT_LOG === "silent" ? silentLogger : jsonLineLogger(bufferedLines()));
   const trustProxy = env.LOADOUT_TRUST_PROXY === "1";
   const serveConsole = (options.serveConsole ?? true) && existsSync(WEB_OUT);
 

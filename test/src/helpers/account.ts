@@ -52,3 +52,20 @@ export async function signUpAccount(url: string, email: string, password = "corr
     },
   };
 }
+
+/**
+ * Adds a remote MCP server to the account's personal workspace through the REST API, tests it
+ * and approves all its tools, as a user would in the console before calling them.
+ */
+export async function addApprovedServer(account: Account, slug: string, url: string): Promise<void> {
+  const steps: [string, string, unknown][] = [
+    ["/v1/workspaces/me/servers/import", "POST", { text: JSON.stringify({ mcpServers: { [slug]: { url } } }) }],
+    [`/v1/workspaces/me/servers/${slug}/test`, "POST", undefined],
+    [`/v1/workspaces/me/servers/${slug}/tools/approve`, "POST", {}],
+  ];
+  for (const [path, method, body] of steps) {
+    const answer = await account.rest(path, { method, ...(body === undefined ? {} : { body }) });
+    if (answer.status !== 200)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  }
+}

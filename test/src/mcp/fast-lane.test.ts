@@ -5,7 +5,7 @@
  * upstream, and the answers must match byte for byte once parsed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Account, signUpAccount } from "../helpers/account";
+import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -44,15 +44,7 @@ async function prepare(env: Record<string, string>): Promise<Side> {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   }
-  const imported = await account.rest("/v1/workspaces/me/servers/import", {
-    method: "POST",
-    body: { text: JSON.stringify({ mcpServers: { up: { url: upstream.url } } }) },
-  });
-  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-  expect((await account.rest("/v1/workspaces/me/servers/up/test", { method: "POST" })).status).toBe(200);
-  expect((await account.rest("/v1/workspaces/me/servers/up/tools/approve", { method: "POST", body: {} })).status).toBe(
-    200,
-  );
+  await addApprovedServer(account, "up", upstream.url);
   const planSafe = await account.rest("/v1/workspaces/me/servers/up/tools/issues", {
     method: "PATCH",
     body: { planSafeActions: ["list", "get"] },

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Account, signUpAccount } from "../helpers/account";
+import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -78,15 +78,7 @@ beforeAll(async () => {
     body: { name: "warm-skill", description: "Served from memory.", instructions: "# Warm\n\nHot path body.\n" },
   });
   expect(created.status).toBe(201);
-  const imported = await account.rest("/v1/workspaces/me/servers/import", {
-    method: "POST",
-    body: { text: JSON.stringify({ mcpServers: { hot: { url: upstream.url } } }) },
-  });
-  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-  expect((await account.rest("/v1/workspaces/me/servers/hot/test", { method: "POST" })).status).toBe(200);
-  expect((await account.rest("/v1/workspaces/me/servers/hot/tools/approve", { method: "POST", body: {} })).status).toBe(
-    200,
-  );
+  await addApprovedServer(account, "hot", upstream.url);
 }, 60_000);
 
 afterAll(async () => {
