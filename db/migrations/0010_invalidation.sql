@@ -1,7 +1,8 @@
 -- Every instance keeps hot copies of what each MCP call reads (principals, skills, servers and
 -- their tools) and drops them when Postgres says they changed: these triggers send that word on
 -- the channel loadout_invalidate, on commit, whatever code path (or hand-written SQL) wrote.
--- Payloads: 'user:<id>' (a principal of that user changed) and 'ws:<id>' (a workspace's catalog).
+-- Payloads: 'user:<id>' (a principal or saved endpoint of that user changed) and 'ws:<id>' (a
+-- workspace's catalog).
 CREATE FUNCTION loadout_notify_user() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP <> 'INSERT' THEN PERFORM pg_notify('loadout_invalidate', 'user:' || OLD.user_id); END IF;
@@ -33,6 +34,8 @@ CREATE TRIGGER oauth_grants_invalidate AFTER UPDATE OF user_id, workspace_id, re
   FOR EACH ROW EXECUTE FUNCTION loadout_notify_user();--> statement-breakpoint
 CREATE TRIGGER oauth_tokens_invalidate AFTER UPDATE OF grant_id, kind, secret_hash, expires_at, revoked_at OR DELETE ON oauth_tokens
   FOR EACH ROW EXECUTE FUNCTION loadout_notify_grant_user();--> statement-breakpoint
+CREATE TRIGGER mcp_endpoints_invalidate AFTER INSERT OR UPDATE OR DELETE ON mcp_endpoints
+  FOR EACH ROW EXECUTE FUNCTION loadout_notify_user();--> statement-breakpoint
 CREATE TRIGGER workspaces_invalidate AFTER UPDATE OF slug, name, kind ON workspaces
   FOR EACH ROW EXECUTE FUNCTION loadout_notify_members();--> statement-breakpoint
 CREATE TRIGGER skills_invalidate AFTER INSERT OR UPDATE OR DELETE ON skills

@@ -262,7 +262,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
 
     let pinned: Pinned | null = null;
     if (endpointId) {
-      const endpoint = await findEndpoint({ db: c.get("db"), principal }, endpointId);
+      const endpoint = await serverDeps.hot.byUser(
+        `endpoint\u0000${principal.userId}\u0000${endpointId}`,
+        principal.userId,
+        () => findEndpoint({ db: c.get("db"), principal }, endpointId),
+      );
       // Another user's endpoint is reported exactly like a missing one.
       if (!endpoint) {
         return rpcError(

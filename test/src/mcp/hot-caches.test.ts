@@ -169,6 +169,27 @@ describe("a change reaches the next call, through the API or straight in Postgre
     expect((await call("skills", { action: "list" }, revoked.secret)).status).toBe(401);
   });
 
+  it("a saved endpoint deleted through the API, at once", async () => {
+    const created = await account.rest("/v1/endpoints", { method: "POST", body: { name: "pinned", mode: "plan" } });
+    expect(created.status).toBe(201);
+    const list = () =>
+      fetch(`${server.url}${created.body.path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token.secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": REVISION,
+          "mcp-method": "tools/list",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+      });
+    expect((await list()).status).toBe(200);
+    expect((await list()).status).toBe(200);
+    expect((await account.rest(`/v1/endpoints/${created.body.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await list()).status).toBe(404);
+  });
+
   it("last use is still recorded for a token served from memory", async () => {
     const fresh = await account.token(["mcp"], { name: "last-used" });
     await call("skills", { action: "list" }, fresh.secret);

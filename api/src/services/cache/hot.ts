@@ -55,10 +55,21 @@ export class HotCaches {
    * A value of these workspaces, read through when missing or stale: keyed by `key`, stamped
    * with the workspaces' generations taken before the read.
    */
-  async byWorkspaces<V>(key: string, workspaceIds: readonly string[], read: () => Promise<V>): Promise<V> {
+  byWorkspaces<V>(key: string, workspaceIds: readonly string[], read: () => Promise<V>): Promise<V> {
     const live = this.live;
-    if (!live) return read();
-    const stamp = live.workspaceStamp(workspaceIds);
+    return live ? this.through(key, live.workspaceStamp(workspaceIds), read) : read();
+  }
+
+  /**
+   * The same for a value of one user's (a saved endpoint), stamped with the user's generation.
+   * Stamps of different users can be equal: the key must name the user.
+   */
+  byUser<V>(key: string, userId: string, read: () => Promise<V>): Promise<V> {
+    const live = this.live;
+    return live ? this.through(key, live.userStamp(userId), read) : read();
+  }
+
+  private async through<V>(key: string, stamp: string, read: () => Promise<V>): Promise<V> {
     const now = Date.now();
     const cached = this.rows.get(key, stamp, now);
     if (cached !== undefined) return cached as V;
