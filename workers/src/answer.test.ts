@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerOf } from "./pool";
+import { answerOf, readAnswer } from "./direct-answer";
 
 describe("answerOf (the direct call's reading of an upstream's answer)", () => {
   it("reads a JSON answer with the call's id", () => {
@@ -38,5 +38,48 @@ describe("answerOf (the direct call's reading of an upstream's answer)", () => {
     expect(answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1, result: [] }), "application/json", 1)).toBeNull();
     expect(answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1 }), "application/json", 1)).toBeNull();
     expect(answerOf("", "text/event-stream", 1)).toBeNull();
+  });
+});
+
+describe("readAnswer (reading as the answer arrives)", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  async function* chunks(parts: string[], thenHang = false) {
+    for (const part of parts) yield encode(part);
+    if (thenHang) await new Promise(() => {});
+  }
+
+  it("reads a JSON body split anywhere", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: "c1", result: { content: [] } });
+    const parts = [body.slice(0, 7), body.slice(7, 20), body.slice(20)];
+    expect(await readAnswer(chunks(parts), "application/json", "c1", () => {})).toEqual({ result: { content: [] } });
+  });
+
+  it("answers as soon as the event arrives, though the server keeps the stream open, and cuts the rest later", async () => {
+    const event = `data: ${JSON.stringify({ jsonrpc: "2.0", id: "c2", result: { content: [] } })}\n\n`;
+    let cut = false;
+    const answer = await readAnswer(
+      chunks([": ping\n\n", event.slice(0, 10), event.slice(10)], true),
+      "text/event-stream",
+      "c2",
+      () => {
+        cut = true;
+      },
+      20,
+    );
+    expect(answer).toEqual({ result: { content: [] } });
+    expect(cut).toBe(false);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(cut).toBe(true);
+  });
+
+  it("takes a last event the stream ended without a blank line after", async () => {
+    const last = `data: ${JSON.stringify({ jsonrpc: "2.0", id: "c3", error: { code: -1, message: "no" } })}`;
+    expect(await readAnswer(chunks([last]), "text/event-stream", "c3", () => {})).toEqual({
+      error: { code: -1, message: "no" },
+    });
+  });
+
+  it("is null when the stream ends without the answer", async () => {
+    expect(await readAnswer(chunks(["data: {}\n\n"]), "text/event-stream", "c4", () => {})).toBeNull();
   });
 });

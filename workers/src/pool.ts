@@ -8,6 +8,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { type Answer, readAnswer } from "./direct-answer";
 import { planAllows } from "./plan";
 
 /** Tools per server beyond which the rest are not offered (DESIGN.md, "Remote MCP servers"). */
@@ -58,7 +59,18 @@ export interface PoolOptions {
 export type UpstreamPost = (
   url: string,
   init: { headers: Record<string, string>; body: string; signal: AbortSignal },
-) => Promise<{ status: number; contentType: string; text(): Promise<string> }>;
+) => Promise<{ status: number; contentType: string; body: AsyncIterable<Uint8Array> }>;
+
+/** A web stream's chunks (a reader loop: not every runtime's types make the stream iterable). */
+async function* chunksOf(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!stream) return;
+  const reader = stream.getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
+  } finally {
+    reader.releaseLock();
+  }
+}
 
 /** A POST through a fetch. */
 export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
@@ -67,7 +79,7 @@ export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
     return {
       status: response.status,
       contentType: response.headers.get("content-type") ?? "",
-      text: () => response.text(),
+      body: chunksOf(response.body),
     };
   };
 }
@@ -114,42 +126,6 @@ const DIRECT_ENVELOPE = {
   "io.modelcontextprotocol/clientInfo": { name: "loadout", version: "0.1.0" },
   "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {}, url: {} } },
 };
-
-type Answer = { result: Record<string, unknown> } | { error: { code: unknown; message: unknown } };
-
-/** The JSON-RPC answer with this id, from a JSON body or from the events of an SSE body; null if none. */
-export function answerOf(raw: string, contentType: string, id: number): Answer | null {
-  const messages: string[] = contentType.toLowerCase().startsWith("text/event-stream") ? sseData(raw) : [raw];
-  for (const text of messages) {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      continue;
-    }
-    if (!message || typeof message !== "object" || Array.isArray(message)) continue;
-    const m = message as Record<string, unknown>;
-    if (m.jsonrpc !== "2.0" || m.id !== id) continue;
-    if (m.error && typeof m.error === "object") return { error: m.error as { code: unknown; message: unknown } };
-    if (m.result && typeof m.result === "object" && !Array.isArray(m.result))
-      return { result: m.result as Record<string, unknown> };
-    return null;
-  }
-  return null;
-}
-
-/** The data of each event in an SSE body (multi-line data joined with newlines). */
-function sseData(raw: string): string[] {
-  const events: string[] = [];
-  for (const block of raw.split(/\r?\n\r?\n/)) {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
-    if (data.length) events.push(data.join("\n"));
-  }
-  return events;
-}
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
@@ -409,7 +385,8 @@ export class UpstreamPool {
     args: Record<string, unknown> | undefined,
     signal: AbortSignal | undefined,
   ): Promise<CallToolResult> {
-    const id = ++this.directIds;
+    // Never a number: on a 2025 session the SDK client numbers its own requests.
+    const id = `loadout-${++this.directIds}`;
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id,
@@ -426,9 +403,8 @@ export class UpstreamPool {
     signal?.addEventListener("abort", cancel, { once: true });
     if (signal?.aborted) controller.abort();
     const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
-    let raw: string;
     let status: number;
-    let contentType: string;
+    let message: Answer | null;
     try {
       const answer = await post(target.url, {
         headers: {
@@ -443,8 +419,7 @@ export class UpstreamPool {
         signal: controller.signal,
       });
       status = answer.status;
-      contentType = answer.contentType;
-      raw = await answer.text();
+      message = await readAnswer(answer.body, answer.contentType, id, () => controller.abort());
     } catch (error) {
       this.drop(target.id);
       if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
@@ -457,7 +432,6 @@ export class UpstreamPool {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
     }
-    const message = answerOf(raw, contentType, id);
     if (message && "error" in message) {
       const { code, message: text } = message.error;
       return errorResult(`${target.name} answered with an error (${code}): ${String(text).slice(0, 300)}`);

@@ -58,7 +58,7 @@ export function dispatchedPost(dispatcher: Agent): UpstreamPost {
     return {
       status: answer.statusCode,
       contentType: (Array.isArray(type) ? type[0] : type) ?? "",
-      text: () => answer.body.text(),
+      body: answer.body,
     };
   };
 }

@@ -1,0 +1,125 @@
+/**
+ * Reading an upstream's answer to a direct call (see UpstreamPool.callDirect): a JSON body, or the
+ * events of an SSE body, read as they arrive so that a server that keeps its stream open after the
+ * answer (the spec only says it SHOULD close it) is not waited on.
+ */
+
+export type Answer = { result: Record<string, unknown> } | { error: { code: unknown; message: unknown } };
+
+/** The answer in one JSON-RPC message text when it carries this id; null otherwise. */
+export function messageAnswer(text: string, id: string | number): Answer | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!message || typeof message !== "object" || Array.isArray(message)) return null;
+  const m = message as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0" || m.id !== id) return null;
+  if (m.error && typeof m.error === "object") return { error: m.error as { code: unknown; message: unknown } };
+  if (m.result && typeof m.result === "object" && !Array.isArray(m.result))
+    return { result: m.result as Record<string, unknown> };
+  return null;
+}
+
+/** Splits an SSE body into its events' data as the text arrives (multi-line data joined with newlines). */
+export class SseEvents {
+  private buffer = "";
+
+  /** The data of the events this text completes. */
+  push(text: string): string[] {
+    this.buffer += text;
+    const events: string[] = [];
+    for (;;) {
+      const boundary = /\r?\n\r?\n/.exec(this.buffer);
+      if (!boundary) break;
+      events.push(...dataOf(this.buffer.slice(0, boundary.index)));
+      this.buffer = this.buffer.slice(boundary.index + boundary[0].length);
+    }
+    return events;
+  }
+
+  /** The data of a last event the stream ended without a blank line after. */
+  end(): string[] {
+    const rest = dataOf(this.buffer);
+    this.buffer = "";
+    return rest;
+  }
+}
+
+function dataOf(block: string): string[] {
+  const data = block
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
+  return data.length ? [data.join("\n")] : [];
+}
+
+const isEventStream = (contentType: string) => contentType.toLowerCase().startsWith("text/event-stream");
+
+/** The answer with this id in a whole body (JSON, or SSE events); null if there is none. */
+export function answerOf(raw: string, contentType: string, id: string | number): Answer | null {
+  if (!isEventStream(contentType)) return messageAnswer(raw, id);
+  const events = new SseEvents();
+  for (const data of [...events.push(raw), ...events.end()]) {
+    const answer = messageAnswer(data, id);
+    if (answer) return answer;
+  }
+  return null;
+}
+
+/**
+ * Reads a body until the answer with this id: the whole of a JSON body, or SSE events until the
+ * one that answers. What is left of a stream kept open is drained in the background (so the
+ * connection can be reused), and cut after `drainMs`.
+ */
+export async function readAnswer(
+  body: AsyncIterable<Uint8Array>,
+  contentType: string,
+  id: string | number,
+  /** Gives up on the rest of a stream kept open (aborts the request). */
+  cut: () => void,
+  drainMs = 5_000,
+): Promise<Answer | null> {
+  const decoder = new TextDecoder();
+  const chunks = body[Symbol.asyncIterator]();
+  if (!isEventStream(contentType)) {
+    let raw = "";
+    for (let next = await chunks.next(); !next.done; next = await chunks.next())
+      raw += decoder.decode(next.value, { stream: true });
+    return messageAnswer(raw + decoder.decode(), id);
+  }
+  const events = new SseEvents();
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    for (const data of events.push(decoder.decode(next.value, { stream: true }))) {
+      const answer = messageAnswer(data, id);
+      if (answer) {
+        void drain(chunks, cut, drainMs);
+        return answer;
+      }
+    }
+  }
+  for (const data of events.push(decoder.decode())) {
+    const answer = messageAnswer(data, id);
+    if (answer) return answer;
+  }
+  for (const data of events.end()) {
+    const answer = messageAnswer(data, id);
+    if (answer) return answer;
+  }
+  return null;
+}
+
+async function drain(chunks: AsyncIterator<Uint8Array>, cut: () => void, ms: number): Promise<void> {
+  const stop = setTimeout(cut, ms);
+  try {
+    while (!(await chunks.next()).done) {
+      // The rest of a stream the server kept open: nothing more is needed from it.
+    }
+  } catch {
+    // Cut, or the connection went: either way, nothing was waiting on it.
+  } finally {
+    clearTimeout(stop);
+  }
+}
