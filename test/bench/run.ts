@@ -13,6 +13,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { type ActivityFigures, benchActivity, printActivity } from "./activity";
+import { benchEverything, type EverythingFigures, printEverything } from "./everything";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
 import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
@@ -28,6 +29,7 @@ interface Row {
   skills?: SkillsFigures;
   mcp?: McpFigures;
   proxy?: ProxyFigures;
+  everything?: EverythingFigures;
   oauth: OAuthFigures;
   activity?: ActivityFigures;
   login: { wrong: number; unknown: number };
@@ -106,6 +108,7 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     const oauth = await benchOAuth(server);
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     const proxy = databaseUrl ? await benchProxy(server) : undefined;
+    const everything = databaseUrl ? await benchEverything(server) : undefined;
     // Last: its million events would weigh on the figures above.
     const activity = databaseUrl ? await benchActivity(server, databaseUrl, token) : undefined;
     return {
@@ -115,6 +118,7 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
       ...(proxy ? { proxy } : {}),
+      ...(everything ? { everything } : {}),
       ...(activity ? { activity } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
@@ -209,6 +213,8 @@ if (mcpRow) {
 }
 const proxyRow = rows.find((r) => r.proxy)?.proxy;
 if (proxyRow) printProxy(proxyRow);
+const everythingRow = rows.find((r) => r.everything)?.everything;
+if (everythingRow) printEverything(everythingRow);
 console.log("");
 for (const r of rows) printOAuth(r.engine, r.oauth);
 const activityRow = rows.find((r) => r.activity)?.activity;
