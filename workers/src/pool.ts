@@ -385,7 +385,7 @@ export class UpstreamPool {
     args: Record<string, unknown> | undefined,
     signal: AbortSignal | undefined,
   ): Promise<CallToolResult> {
-    // Never a number: on a 2025 session the SDK client numbers its own requests.
+    // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
     const body = JSON.stringify({
       jsonrpc: "2.0",

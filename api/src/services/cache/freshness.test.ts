@@ -1,5 +1,7 @@
+import type { OpenedDatabase } from "@loadout/db";
 import { describe, expect, it } from "vitest";
-import { Freshness } from "./freshness";
+import { memoryLogger } from "../../logger";
+import { Freshness, startDatabaseFreshness } from "./freshness";
 import { HotCaches } from "./hot";
 import { StampedCache } from "./stamped-cache";
 
@@ -150,5 +152,39 @@ describe("HotCaches.byWorkspaces", () => {
     await hot.byWorkspaces("k", ["ws_1"], read);
     expect(await hot.byWorkspaces("k", ["ws_1"], read)).toBeNull();
     expect(reads).toBe(1);
+  });
+});
+
+describe("startDatabaseFreshness", () => {
+  it("serves without caches, and says so, when the database cannot listen", async () => {
+    const logger = memoryLogger();
+    const database = {
+      listen: async () => {
+        throw new Error("LISTEN is not supported by this pooler");
+      },
+    } as unknown as OpenedDatabase;
+    expect(await startDatabaseFreshness(database, logger)).toBeNull();
+    expect(logger.entries).toEqual([
+      expect.objectContaining({ level: "warn", error: "LISTEN is not supported by this pooler" }),
+    ]);
+  });
+
+  it("is live once listening, hears changes, and stops being live when closed", async () => {
+    let deliver: (payload: string) => void = () => {};
+    const database = {
+      listen: async (_channel: string, onMessage: (payload: string) => void, onListen: () => void) => {
+        deliver = onMessage;
+        onListen();
+        return { unlisten: async () => {} };
+      },
+      db: { execute: async () => [] },
+    } as unknown as OpenedDatabase;
+    const feed = await startDatabaseFreshness(database, memoryLogger(), 60_000);
+    expect(feed?.freshness.live).toBe(true);
+    const stamp = feed?.freshness.userStamp("usr_a");
+    deliver("user:usr_a");
+    expect(feed?.freshness.userStamp("usr_a")).not.toBe(stamp);
+    await feed?.close();
+    expect(feed?.freshness.live).toBe(false);
   });
 });

@@ -140,10 +140,18 @@ export async function startDatabaseFreshness(
   heartbeatMs?: number,
 ): Promise<FreshnessFeed | null> {
   if (!database.listen) return null;
-  return startFreshnessFeed({
-    listen: database.listen,
-    notify: (payload) => database.db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`),
-    logger,
-    ...(heartbeatMs ? { heartbeatMs } : {}),
-  });
+  try {
+    return await startFreshnessFeed({
+      listen: database.listen,
+      notify: (payload) => database.db.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`),
+      logger,
+      ...(heartbeatMs ? { heartbeatMs } : {}),
+    });
+  } catch (error) {
+    // Serving without the caches is slower, not wrong: every call then reads the database.
+    logger.log("warn", "cannot listen for changes; MCP calls will read the database every time", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
 }
