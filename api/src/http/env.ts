@@ -73,6 +73,8 @@ export interface AppVariables {
   defer: (work: () => Promise<unknown>) => void;
   /** Which path answered an MCP request (`fast` for the fast lane), reported in Server-Timing. */
   lane: string | undefined;
+  /** An MCP request that wrote (skill_edit): the instance's caches are dropped after it. */
+  wrote: boolean;
 }
 
 export type AppEnv = { Variables: AppVariables };

@@ -522,6 +522,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       });
       // skill_edit is not even offered outside agent mode: calling it is a plan-mode refusal.
       const planRefused = target === "skill_edit" && mode !== "agent" && rpc.method === "tools/call";
+      if (target === "skill_edit" && rpc.method === "tools/call") c.set("wrote", true);
       if (!workspaceId) return response;
       // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
       // extension's reads) are read again after they have gone to the client.

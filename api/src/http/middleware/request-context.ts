@@ -33,10 +33,16 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
     c.set("principal", undefined);
     c.set("rawBody", undefined);
     c.set("lane", undefined);
+    c.set("wrote", false);
     c.set("defer", (work) => deferred.push(work));
     try {
       await next();
     } finally {
+      // Read-your-writes on this instance: a write answered here is seen by the very next request,
+      // before Postgres's notification of it arrives. MCP requests are reads but for skill_edit,
+      // which the endpoint reports itself.
+      if (c.req.method !== "GET" && c.req.method !== "HEAD" && (!c.req.path.startsWith("/mcp") || c.get("wrote")))
+        deps.freshness?.wroteHere();
       const ms = Math.round((performance.now() - started) * 100) / 100;
       // Server time, for clients and benchmarks that separate it from the network.
       setFinalHeader(c, "X-Request-Id", requestId);

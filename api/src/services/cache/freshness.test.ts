@@ -51,6 +51,16 @@ describe("Freshness", () => {
     expect(f.userStamp("usr_a")).not.toBe(again);
   });
 
+  it("drops everything after a write answered here (read-your-writes before the notification)", () => {
+    const f = listening();
+    const user = f.userStamp("usr_a");
+    const sequence = f.sequence;
+    f.wroteHere();
+    expect(f.userStamp("usr_a")).not.toBe(user);
+    expect(f.sequence).toBe(sequence + 1);
+    expect(f.live).toBe(true);
+  });
+
   it("counts changes in its sequence, but not its own heartbeat", () => {
     const f = listening();
     const before = f.sequence;

@@ -64,6 +64,15 @@ export class Freshness {
     if (this.users.size + this.workspaces.size > 200_000) this.forgetAll();
   }
 
+  /**
+   * This instance just committed a change (a write request answered). Its notification may not
+   * have arrived yet, and the client may ask again at once: nothing cached here holds any more.
+   * Other instances hear of it through Postgres, within milliseconds.
+   */
+  wroteHere(): void {
+    this.forgetAll();
+  }
+
   /** (Re)listening: whatever was sent while the listen was down is unknown, so nothing cached holds. */
   listened(): void {
     this.forgetAll();
