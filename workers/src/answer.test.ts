@@ -83,3 +83,21 @@ describe("readAnswer (reading as the answer arrives)", () => {
     expect(await readAnswer(chunks(["data: {}\n\n"]), "text/event-stream", "c4", () => {})).toBeNull();
   });
 });
+
+describe("SSE events split across many chunks", () => {
+  it("finds a boundary split between chunks, and reads a 20 MB event in linear time", async () => {
+    const { SseEvents } = await import("./direct-answer");
+    const events = new SseEvents();
+    expect(events.push("data: a\r\n")).toEqual([]);
+    expect(events.push("\r")).toEqual([]);
+    expect(events.push("\ndata: b\n\n")).toEqual(["a", "b"]);
+    const big = new SseEvents();
+    const chunk = "x".repeat(64 * 1024);
+    const started = performance.now();
+    expect(big.push("data: ")).toEqual([]);
+    for (let i = 0; i < 320; i++) big.push(chunk);
+    expect(big.push("\n\n")[0]?.length).toBe(320 * 64 * 1024);
+    // Quadratic scanning took seconds here; linear takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

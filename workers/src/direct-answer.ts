@@ -25,25 +25,36 @@ export function messageAnswer(text: string, id: string | number): Answer | null 
 
 /** Splits an SSE body into its events' data as the text arrives (multi-line data joined with newlines). */
 export class SseEvents {
-  private buffer = "";
+  /** Text not yet part of a complete event, in the pieces it came in. */
+  private pending: string[] = [];
+  /** Its last three characters: a boundary may start there and end in the next piece. */
+  private tail = "";
 
   /** The data of the events this text completes. */
   push(text: string): string[] {
-    this.buffer += text;
-    const events: string[] = [];
-    for (;;) {
-      const boundary = /\r?\n\r?\n/.exec(this.buffer);
-      if (!boundary) break;
-      events.push(...dataOf(this.buffer.slice(0, boundary.index)));
-      this.buffer = this.buffer.slice(boundary.index + boundary[0].length);
+    // Pieces are joined only once a boundary has come: joining (or searching) the whole text
+    // for each piece would be quadratic in a 20 MB event.
+    if (!/\r?\n\r?\n/.test(this.tail + text)) {
+      this.pending.push(text);
+      this.tail = (this.tail + text).slice(-3);
+      return [];
     }
+    let buffer = this.pending.join("") + text;
+    const events: string[] = [];
+    for (let boundary = /\r?\n\r?\n/.exec(buffer); boundary; boundary = /\r?\n\r?\n/.exec(buffer)) {
+      events.push(...dataOf(buffer.slice(0, boundary.index)));
+      buffer = buffer.slice(boundary.index + boundary[0].length);
+    }
+    this.pending = buffer ? [buffer] : [];
+    this.tail = buffer.slice(-3);
     return events;
   }
 
   /** The data of a last event the stream ended without a blank line after. */
   end(): string[] {
-    const rest = dataOf(this.buffer);
-    this.buffer = "";
+    const rest = dataOf(this.pending.join(""));
+    this.pending = [];
+    this.tail = "";
     return rest;
   }
 }
