@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startEverything } from "../src/helpers/upstream";
 import { percentile, signUpAndToken } from "./mcp";
+import { rest } from "./proxy";
 import type { ServerProcess } from "./server-process";
 
 export interface EverythingFigures {
@@ -20,16 +21,6 @@ export interface EverythingFigures {
 
 const PAIRS = 500;
 const WARM = 50;
-
-async function rest(url: string, token: string, path: string, body: unknown) {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? "").join("");

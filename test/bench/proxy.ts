@@ -97,7 +97,7 @@ const callBody = (name: string, text: string) =>
   });
 const LIST_BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
 
-async function rest(url: string, token: string, path: string, body?: unknown) {
+export async function rest(url: string, token: string, path: string, body?: unknown) {
   const res = await fetch(`${url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
