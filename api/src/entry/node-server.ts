@@ -80,6 +80,8 @@ export interface RunningServer {
   url: string;
   setupUrl: string | null;
   database: OpenedDatabase;
+  /** Resolves once this instance has heard of every change committed before the call. */
+  caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,7 @@ export async function startNodeServer(
     url,
     setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,
     database,
+    caughtUp: () => feed?.caughtUp() ?? Promise.resolve(),
     async close() {
       // Finish in-flight requests, then cut keep-alive connections that linger past 10 s.
       const force = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), 10_000);

@@ -66,7 +66,8 @@ async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
 }
 
 const exec = (statement: ReturnType<typeof sql>) => server.database.db.execute(statement);
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Until this instance has heard of the SQL change just made (its notification arrives asynchronously). */
+const settle = () => server.caughtUp();
 
 beforeAll(async () => {
   server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }, { logQuery: (q) => queries.push(q) });

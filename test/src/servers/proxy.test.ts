@@ -345,6 +345,8 @@ describe("stale lists", () => {
       .update(workspaces)
       .set({ catalogVersion: sql`${workspaces.catalogVersion} + 1` })
       .where(eq(workspaces.id, row?.workspaceId ?? ""));
+    // Written straight in SQL: the listing must come after the server heard of it.
+    await server.caughtUp();
     const before = stateless.requests();
     const client = await connect();
     expect(await names(client)).toContain("tracker_echo");

@@ -197,4 +197,38 @@ describe("startDatabaseFreshness", () => {
     await feed?.close();
     expect(feed?.freshness.live).toBe(false);
   });
+
+  it("is caught up only once its own mark comes back, after what was sent before it", async () => {
+    let deliver: (payload: string) => void = () => {};
+    const sent: string[] = [];
+    const database = {
+      listen: async (_channel: string, onMessage: (payload: string) => void, onListen: () => void) => {
+        deliver = onMessage;
+        onListen();
+        return { unlisten: async () => {} };
+      },
+      db: {
+        execute: async (query: { queryChunks: unknown[] }) => {
+          sent.push(JSON.stringify(query.queryChunks));
+          return [];
+        },
+      },
+    } as unknown as OpenedDatabase;
+    const feed = await startDatabaseFreshness(database, memoryLogger(), 60_000);
+    let caught = false;
+    const waiting = feed?.caughtUp().then(() => {
+      caught = true;
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    const mark = /"(ping:[^"]+)"/.exec(sent[0] ?? "")?.[1];
+    expect(mark).toMatch(/^ping:.+-mark-1$/);
+    deliver("user:usr_a");
+    deliver("ping:someone-else");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(caught).toBe(false);
+    deliver(mark ?? "");
+    await waiting;
+    expect(caught).toBe(true);
+    await feed?.close();
+  });
 });

@@ -24,6 +24,8 @@ export class Freshness {
   private listening = false;
   private pingSent: { nonce: string; at: number } | null = null;
   private pingMissed = false;
+  /** Pings sent by `caughtUp`, each resolved when it comes back. */
+  private readonly marks = new Map<string, () => void>();
   /**
    * Bumped by every change heard of. A value whose key is not known before it is read (a principal,
    * found by its secret) is kept only if this did not move during the read.
@@ -55,6 +57,8 @@ export class Freshness {
     if (kind === "user") this.users.set(id, (this.users.get(id) ?? 0) + 1);
     else if (kind === "ws") this.workspaces.set(id, (this.workspaces.get(id) ?? 0) + 1);
     else if (kind === "ping") {
+      this.marks.get(id)?.();
+      this.marks.delete(id);
       if (this.pingSent?.nonce === id) {
         this.pingSent = null;
         this.pingMissed = false;
@@ -71,6 +75,11 @@ export class Freshness {
    */
   wroteHere(): void {
     this.forgetAll();
+  }
+
+  /** Resolves when the ping with this nonce comes back on the channel. */
+  heard(nonce: string): Promise<void> {
+    return new Promise((resolve) => this.marks.set(nonce, resolve));
   }
 
   /** (Re)listening: whatever was sent while the listen was down is unknown, so nothing cached holds. */
@@ -103,6 +112,11 @@ export class Freshness {
 
 export interface FreshnessFeed {
   freshness: Freshness;
+  /**
+   * Resolves once this instance has heard of every change committed before the call: Postgres
+   * delivers notifications in commit order, so a ping sent now comes back after all of them.
+   */
+  caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -132,8 +146,14 @@ export async function startFreshnessFeed(options: {
     });
   }, options.heartbeatMs ?? 5_000);
   timer.unref?.();
+  let marks = 0;
   return {
     freshness,
+    caughtUp() {
+      const nonce = `${instance}-mark-${++marks}`;
+      const heard = freshness.heard(nonce);
+      return options.notify(`ping:${nonce}`).then(() => heard);
+    },
     async close() {
       clearInterval(timer);
       freshness.stopped();
