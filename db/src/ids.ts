@@ -52,8 +52,24 @@ function encodeRandom(bytes: Uint8Array): string {
   return out;
 }
 
+// Random bytes are drawn 4 KiB at a time: one call per id cost more than the id (a batch of
+// activity rows takes hundreds). Drawn on first use, as Workers refuse random values at load.
+const POOL_BYTES = 4096;
+let pool: Uint8Array | undefined;
+let offset = POOL_BYTES;
+
+function randomTen(): Uint8Array {
+  if (!pool || offset + 10 > POOL_BYTES) {
+    pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+    offset = 0;
+  }
+  const bytes = pool.subarray(offset, offset + 10);
+  offset += 10;
+  return bytes;
+}
+
 export function newId(kind: IdKind, now: number = Date.now()): string {
-  const random = crypto.getRandomValues(new Uint8Array(10));
+  const random = randomTen();
   return `${ID_PREFIXES[kind]}_${encodeTime(now)}${encodeRandom(random)}`;
 }
 
