@@ -3,8 +3,8 @@
  * 1. `tools/list` across 16 servers × 64 tools, all from the cache in Postgres: server p50/p99.
  * 2. The upstream requests a second session's listing costs (must be 0).
  * 3. `tools/call echo` of a light upstream of its own (`bench-echo`, the helper's 5 tools: the
- *    helper builds an SDK server per request, so 64 tools would cost the bench process more than
- *    the call) through /mcp against the same call made directly to the upstream, 1,000 sequential
+ *    helper builds an SDK server per request, so 64 tools would cost more than the call), in a
+ *    process of its own (see echo-process.ts), through /mcp against the same call made directly to the upstream, 1,000 sequential
  *    pairs interleaved after 100 warm-up pairs: p50/p90/p99 each way and the added latency, with
  *    the gateway's CPU time per proxied call over those pairs.
  * 4. Throughput: 20 concurrent clients (async loops of sequential calls) for BENCH_DURATION s
@@ -17,6 +17,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type StatelessUpstream, startStatelessUpstream } from "../src/helpers/upstreams";
+import { type EchoProcess, startEchoProcess } from "./echo-process";
 import { META, mcpHeaders, percentile, rpcAnswer, signUpAndToken } from "./mcp";
 import type { ServerProcess } from "./server-process";
 
@@ -149,6 +150,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
   const pid = server.child.pid;
   if (pid === undefined) throw new Error("the server process has no pid");
   const upstreams: StatelessUpstream[] = [];
+  let echo: EchoProcess | undefined;
   try {
     const token = await signUpAndToken(server.url, "bench-proxy@example.com", ["mcp", "servers:read", "servers:write"]);
     // One upstream per server with 60 fillers on top of the helper's own tools (Loadout offers 64 of each).
@@ -180,8 +182,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     const after = upstreams.reduce((n, u) => n + u.requests(), 0);
 
     // The light upstream for the calls, imported after the listings so that they stay 16 × 64.
-    const echo = await startStatelessUpstream({ name: "bench-echo" });
-    upstreams.push(echo);
+    echo = await startEchoProcess("bench-echo");
     await importServers(server.url, token, { [ECHO_SLUG]: { url: echo.url } });
     const directHeaders = { ...mcpHeaders("", "tools/call", "echo") };
     delete directHeaders.authorization;
@@ -210,9 +211,9 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     await concurrentCalls(`${server.url}/mcp`, proxiedHeaders, PROXIED_ECHO, WARM_S);
     await sleep(SETTLE_MS);
     const cpuBefore = cpuMs(pid);
-    const requestsBefore = echo.requests();
+    const requestsBefore = await echo.requests();
     const proxiedRun = await concurrentCalls(`${server.url}/mcp`, proxiedHeaders, PROXIED_ECHO, DURATION_S);
-    const requestsAfter = echo.requests();
+    const requestsAfter = await echo.requests();
     const rss = rssMiB(pid);
     await sleep(SETTLE_MS);
     const cpu = cpuMs(pid) - cpuBefore;
@@ -245,7 +246,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       secondSessionUpstreamRequests: after - before,
     };
   } finally {
-    await Promise.all(upstreams.map((u) => u.stop()));
+    await Promise.all([...upstreams, ...(echo ? [echo] : [])].map((u) => u.stop()));
   }
 }
 
