@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerOf, readAnswer } from "./direct-answer";
+import { answerOf, readAnswer, type ServerRequest, serverRequestOf } from "./direct-answer";
 
 describe("answerOf (the direct call's reading of an upstream's answer)", () => {
   it("reads a JSON answer with the call's id", () => {
@@ -96,5 +96,46 @@ describe("SSE events split across many chunks", () => {
     expect(big.push("data: ")).toEqual([]);
     for (let i = 0; i < 320; i++) expect(big.push(chunk)).toEqual([]);
     expect(big.push("\n\n")[0]?.length).toBe(320 * 64 * 1024);
+  });
+
+  it("hands each server request on the stream to its listener before the answer, and nothing else", async () => {
+    const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const heard: ServerRequest[] = [];
+    async function* chunks(parts: string[]) {
+      for (const part of parts) yield new TextEncoder().encode(part);
+    }
+    const answer = await readAnswer(
+      chunks([
+        event({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } }),
+        event({ jsonrpc: "2.0", id: 0, method: "elicitation/create", params: { message: "Sure?" } }),
+        event({ jsonrpc: "2.0", id: "other", result: {} }),
+        event({ jsonrpc: "2.0", id: "s-1", method: "roots/list" }),
+        event({ jsonrpc: "2.0", id: "c9", result: { content: [] } }),
+      ]),
+      "text/event-stream",
+      "c9",
+      () => {},
+      5_000,
+      (request) => heard.push(request),
+    );
+    expect(answer).toEqual({ result: { content: [] } });
+    expect(heard).toEqual([
+      { id: 0, method: "elicitation/create" },
+      { id: "s-1", method: "roots/list" },
+    ]);
+  });
+});
+
+describe("serverRequestOf", () => {
+  it("is a request only with a method and an id, and no result or error", () => {
+    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "sampling/createMessage" }))).toEqual({
+      id: 4,
+      method: "sampling/createMessage",
+    });
+    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message" }))).toBeNull();
+    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: 4, result: {} }))).toBeNull();
+    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: null, method: "x" }))).toBeNull();
+    expect(serverRequestOf(JSON.stringify({ id: 4, method: "x" }))).toBeNull();
+    expect(serverRequestOf("{not json")).toBeNull();
   });
 });

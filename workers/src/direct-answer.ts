@@ -6,8 +6,19 @@
 
 export type Answer = { result: Record<string, unknown> } | { error: { code: unknown; message: unknown } };
 
+/** A request the server sends the client in the middle of a call (2025 sessions: an elicitation, say). */
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+}
+
 /** The answer in one JSON-RPC message text when it carries this id; null otherwise. */
 export function messageAnswer(text: string, id: string | number): Answer | null {
+  const m = jsonRpcObject(text);
+  return m ? answerIn(m, id) : null;
+}
+
+function jsonRpcObject(text: string): Record<string, unknown> | null {
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -16,7 +27,22 @@ export function messageAnswer(text: string, id: string | number): Answer | null 
   }
   if (!message || typeof message !== "object" || Array.isArray(message)) return null;
   const m = message as Record<string, unknown>;
-  if (m.jsonrpc !== "2.0" || m.id !== id) return null;
+  return m.jsonrpc === "2.0" ? m : null;
+}
+
+/** A server-to-client request in one message text; null for anything else (answers, notifications). */
+export function serverRequestOf(text: string): ServerRequest | null {
+  const m = jsonRpcObject(text);
+  return m ? requestIn(m) : null;
+}
+
+function requestIn(m: Record<string, unknown>): ServerRequest | null {
+  if (typeof m.method !== "string" || "result" in m || "error" in m) return null;
+  return typeof m.id === "string" || typeof m.id === "number" ? { id: m.id, method: m.method } : null;
+}
+
+function answerIn(m: Record<string, unknown>, id: string | number): Answer | null {
+  if (m.id !== id) return null;
   if (m.error && typeof m.error === "object") return { error: m.error as { code: unknown; message: unknown } };
   if (m.result && typeof m.result === "object" && !Array.isArray(m.result))
     return { result: m.result as Record<string, unknown> };
@@ -92,6 +118,8 @@ export async function readAnswer(
   /** Gives up on the rest of a stream kept open (aborts the request). */
   cut: () => void,
   drainMs = 5_000,
+  /** Hears each request the server sends on the stream before its answer (it waits for a reply). */
+  onRequest?: (request: ServerRequest) => void,
 ): Promise<Answer | null> {
   const decoder = new TextDecoder();
   const chunks = body[Symbol.asyncIterator]();
@@ -102,21 +130,27 @@ export async function readAnswer(
     return messageAnswer(raw + decoder.decode(), id);
   }
   const events = new SseEvents();
+  const answerOrRequest = (data: string): Answer | null => {
+    const m = jsonRpcObject(data);
+    if (!m) return null;
+    const answer = answerIn(m, id);
+    if (!answer && onRequest) {
+      const request = requestIn(m);
+      if (request) onRequest(request);
+    }
+    return answer;
+  };
   for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
     for (const data of events.push(decoder.decode(next.value, { stream: true }))) {
-      const answer = messageAnswer(data, id);
+      const answer = answerOrRequest(data);
       if (answer) {
         void drain(chunks, cut, drainMs);
         return answer;
       }
     }
   }
-  for (const data of events.push(decoder.decode())) {
-    const answer = messageAnswer(data, id);
-    if (answer) return answer;
-  }
-  for (const data of events.end()) {
-    const answer = messageAnswer(data, id);
+  for (const data of [...events.push(decoder.decode()), ...events.end()]) {
+    const answer = answerOrRequest(data);
     if (answer) return answer;
   }
   return null;

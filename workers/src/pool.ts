@@ -113,6 +113,25 @@ interface Connection {
   client: Client;
   era: string;
   lastUsed: number;
+  /** The Streamable HTTP transport, whose session a direct call on a 2025 revision joins. */
+  transport?: StreamableHTTPClientTransport;
+}
+
+/**
+ * How a direct call reaches the upstream: stateless on 2026-07-28 (the envelope in `_meta`), or
+ * inside the SDK client's 2025 session (its id and negotiated revision in headers).
+ */
+type DirectRoute = { kind: "stateless" } | { kind: "session"; version: string; sessionId: string | undefined };
+
+/** The SDK client's own answer to a request it has no handler for (an elicitation on a 2025 session). */
+const METHOD_NOT_FOUND = { code: -32601, message: "Method not found" };
+
+/** The route a connection offers direct calls, or null where only the SDK client can call (HTTP+SSE). */
+function directRoute(connection: Connection): DirectRoute | null {
+  if (connection.era === "modern") return { kind: "stateless" };
+  const version = connection.transport?.protocolVersion;
+  if (connection.era !== "legacy" || !version) return null;
+  return { kind: "session", version, sessionId: connection.transport?.sessionId };
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
@@ -215,12 +234,9 @@ export class UpstreamPool {
     }
     const client = makeClient();
     try {
-      await withTimeout(
-        client.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch })),
-        timeout,
-        "connecting",
-      );
-      return { client, era: client.getProtocolEra?.() ?? "legacy", lastUsed: Date.now() };
+      const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch });
+      await withTimeout(client.connect(transport), timeout, "connecting");
+      return { client, era: client.getProtocolEra?.() ?? "legacy", lastUsed: Date.now(), transport };
     } catch (error) {
       await client.close().catch(() => {});
       // A server that answers POST with 400/404/405 may be one of the legacy HTTP+SSE servers.
@@ -327,8 +343,9 @@ export class UpstreamPool {
     const connection = await this.connection(target);
     this.touch(target, connection);
     const seconds = Math.round(target.callTimeoutMs / 1000);
-    if (connection.era === "modern" && !options.onProgress && !options.inputRequired && /^[\x21-\x7e]+$/.test(tool))
-      return this.callDirect(target, tool, args, options.signal);
+    const route = directRoute(connection);
+    if (route && !options.onProgress && !options.inputRequired && /^[\x21-\x7e]+$/.test(tool))
+      return this.callDirect(target, tool, args, options.signal, route);
     try {
       const rounds = options.inputRequired;
       const result = await connection.client.callTool(
@@ -373,25 +390,48 @@ export class UpstreamPool {
   }
 
   /**
-   * A call on the stateless 2026-07-28 revision, sent as one POST without the SDK client: the
-   * client's per-call machinery (a web-streams fetch, schema validation of the answer) costs more
-   * CPU than the proxy's whole budget. Only the plainest calls come here (no progress to pass on,
-   * no input requests to hand back); what the upstream answers is read as the SDK client reads it,
-   * and every failure becomes the same error result as on the client's path.
+   * A call sent as one POST without the SDK client, whose per-call machinery (a web-streams fetch,
+   * schema validation of the answer) costs more CPU than the proxy's whole budget: stateless on
+   * 2026-07-28, or inside the client's session on a 2025 revision. Only the plainest calls come
+   * here (no progress to pass on, no input rounds to hand back); what the upstream answers is read
+   * as the SDK client reads it, and every failure becomes the same error result as on its path.
+   *
+   * On a 2025 session the server may send requests on the call's stream (an elicitation): each is
+   * answered "Method not found", as the SDK client answers them. A call given up on (a timeout,
+   * the agent cancelling) is cancelled with `notifications/cancelled`, as the SDK client does; on
+   * 2026-07-28 closing the request is the cancellation.
    */
   private async callDirect(
     target: UpstreamTarget,
     tool: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal | undefined,
+    route: DirectRoute,
   ): Promise<CallToolResult> {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
+    const session = route.kind === "session" ? route : null;
+    const headers: Record<string, string> = session
+      ? {
+          ...target.headers,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": session.version,
+          ...(session.sessionId ? { "mcp-session-id": session.sessionId } : {}),
+        }
+      : {
+          ...target.headers,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": DIRECT_REVISION,
+          "mcp-method": "tools/call",
+          "mcp-name": tool,
+        };
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id,
       method: "tools/call",
-      params: { name: tool, ...(args ? { arguments: args } : {}), _meta: DIRECT_ENVELOPE },
+      params: { name: tool, ...(args ? { arguments: args } : {}), ...(session ? {} : { _meta: DIRECT_ENVELOPE }) },
     });
     const controller = new AbortController();
     let timedOut = false;
@@ -403,24 +443,38 @@ export class UpstreamPool {
     signal?.addEventListener("abort", cancel, { once: true });
     if (signal?.aborted) controller.abort();
     const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
+    // A message of the session's own (a reply, a cancellation): sent, its 202 read and forgotten.
+    const tell = (message: Record<string, unknown>) =>
+      post(target.url, {
+        headers: { ...headers, accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+        signal: AbortSignal.timeout(this.options.connectTimeoutMs),
+      })
+        .then(async (answer) => {
+          for await (const _ of answer.body) {
+            // Nothing is expected back.
+          }
+        })
+        .catch(() => {});
     let status: number;
     let message: Answer | null;
     try {
-      const answer = await post(target.url, {
-        headers: {
-          ...target.headers,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": DIRECT_REVISION,
-          "mcp-method": "tools/call",
-          "mcp-name": tool,
-        },
-        body,
-        signal: controller.signal,
-      });
+      const answer = await post(target.url, { headers, body, signal: controller.signal });
       status = answer.status;
-      message = await readAnswer(answer.body, answer.contentType, id, () => controller.abort());
+      message = await readAnswer(
+        answer.body,
+        answer.contentType,
+        id,
+        () => controller.abort(),
+        undefined,
+        session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
+      );
     } catch (error) {
+      if (session && (timedOut || signal?.aborted))
+        void tell({
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
+        });
       this.drop(target.id);
       if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
       if (timedOut)

@@ -61,6 +61,8 @@ export interface MisbehavingUpstream {
   aborted(): number;
   /** `tools/list` requests answered. */
   listings(): number;
+  /** `tools/call` requests Loadout sent without the SDK client (its ids are `loadout-…` strings). */
+  directCalls(): number;
   /**
    * Pins the version in `shifty`'s description for every later listing. Without it the first
    * listing says version 1 and every later one version 2.
@@ -242,8 +244,14 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
 /** The tools whose calls never reach the SDK: answered (or not) by hand. */
 const BY_HAND = new Set(["hang", "drop", "garbage"]);
 
-export async function startMisbehavingUpstream(): Promise<MisbehavingUpstream> {
+export async function startMisbehavingUpstream(
+  options: {
+    /** Refuse `server/discover`, as a server of the 2025 revisions does, so clients fall back to them. */
+    era?: "2025";
+  } = {},
+): Promise<MisbehavingUpstream> {
   let requests = 0;
+  let directCalls = 0;
   let cancelled = 0;
   let aborted = 0;
   let listings = 0;
@@ -288,6 +296,15 @@ export async function startMisbehavingUpstream(): Promise<MisbehavingUpstream> {
     readBody(req)
       .then((body) => {
         const message = parseMessage(body);
+        if (options.era === "2025" && message?.method === "server/discover") {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }),
+          );
+          return;
+        }
+        if (message?.method === "tools/call" && typeof message.id === "string" && message.id.startsWith("loadout-"))
+          directCalls++;
         if (message?.method === "notifications/cancelled") {
           cancelled++;
           res.writeHead(202).end();
@@ -325,6 +342,7 @@ export async function startMisbehavingUpstream(): Promise<MisbehavingUpstream> {
     requests: () => requests,
     cancelled: () => cancelled,
     aborted: () => aborted,
+    directCalls: () => directCalls,
     listings: () => listings,
     setShiftyVersion: (version) => {
       pinned = version;

@@ -26,6 +26,7 @@ let token: string;
 let everything: Upstream;
 let stateless: StatelessUpstream;
 let misbehaving: MisbehavingUpstream;
+let misbehaving2025: MisbehavingUpstream;
 let legacySse: Upstream;
 
 type Era = "modern" | "legacy";
@@ -78,11 +79,12 @@ async function patchServer(slug: string, change: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  [everything, stateless, misbehaving, legacySse] = await Promise.all([
+  [everything, stateless, misbehaving, legacySse, misbehaving2025] = await Promise.all([
     startEverything(),
     startStatelessUpstream(),
     startMisbehavingUpstream(),
     startEverything("sse"),
+    startMisbehavingUpstream({ era: "2025" }),
   ]);
   server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" });
   account = await signUpAccount(server.url, "proxy@example.com");
@@ -95,7 +97,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await Promise.all([everything?.stop(), stateless?.stop(), misbehaving?.stop(), legacySse?.stop()]);
+  await Promise.all([
+    everything?.stop(),
+    stateless?.stop(),
+    misbehaving?.stop(),
+    legacySse?.stop(),
+    misbehaving2025?.stop(),
+  ]);
 });
 
 describe("connect on first use, the cache in Postgres and the pins", () => {
@@ -263,6 +271,23 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const client = await connect();
     const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "through loadout" } });
     expect(textOf(echoed)).toMatch(/through loadout/);
+    await client.close();
+  });
+
+  it("answers server-everything's mid-call elicitation as the SDK client does, and the session goes on", async () => {
+    // Loadout's upstream client declares elicitation, so server-everything offers this tool; on a
+    // 2025 session the request comes on the call's own stream and is answered "Method not found".
+    const client = await connect();
+    const asked = await client.callTool({ name: "everything_trigger-elicitation-request", arguments: {} });
+    expect(asked.isError).toBe(true);
+    expect(textOf(asked)).toMatch(/-32601: Method not found/);
+    const slow = await client.callTool({
+      name: "everything_trigger-long-running-operation",
+      arguments: { duration: 1, steps: 2 },
+    });
+    expect(textOf(slow)).toMatch(/Long running operation completed/);
+    const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "still there" } });
+    expect(textOf(echoed)).toMatch(/still there/);
     await client.close();
   });
 });
@@ -496,6 +521,58 @@ describe("a misbehaving upstream", () => {
     controller.abort();
     await expect(call).rejects.toThrow();
     await expect.poll(() => misbehaving.cancelled() + misbehaving.aborted(), { timeout: 5000 }).toBeGreaterThan(before);
+    await client.close();
+  });
+});
+
+describe("a misbehaving upstream on a 2025 revision, called inside its session without the SDK client", () => {
+  beforeAll(async () => {
+    await importServer("old", misbehaving2025.url);
+    await patchServer("old", { callTimeoutMs: 1500 });
+    const tested = await account.rest("/v1/workspaces/me/servers/old/test", { method: "POST" });
+    expect(tested.body.error).toBeNull();
+    await approveAll("old");
+  });
+
+  it("times out a hung call with the same error, and cancels it with notifications/cancelled", async () => {
+    const client = await connect();
+    const direct = misbehaving2025.directCalls();
+    const cancelled = misbehaving2025.cancelled();
+    const result = await client.callTool({ name: "old_hang", arguments: {} });
+    expect(textOf(result)).toMatch(/did not answer hang within 2 s\. It was sent once and not retried/);
+    expect(misbehaving2025.directCalls()).toBe(direct + 1);
+    await expect.poll(() => misbehaving2025.cancelled(), { timeout: 5000 }).toBe(cancelled + 1);
+    await client.close();
+  });
+
+  it("reports a dropped connection and garbage as errors, and cuts 20 MB to 1 MiB", async () => {
+    const client = await connect();
+    const direct = misbehaving2025.directCalls();
+    expect(textOf(await client.callTool({ name: "old_drop", arguments: {} }))).toMatch(
+      /broke during drop.*sent once and not retried/s,
+    );
+    for (const kind of ["bytes", "rpc"]) {
+      const garbage = await client.callTool({ name: "old_garbage", arguments: { kind } });
+      expect(garbage.isError).toBe(true);
+      expect(textOf(garbage)).toMatch(/sent once and not retried/);
+    }
+    const huge = textOf(await client.callTool({ name: "old_huge", arguments: {} }));
+    expect(huge).toMatch(/Loadout cut this result: the server returned more than 1024 KiB of text/);
+    // Each failure dropped the session; the next call opened a new one and went direct again.
+    expect(misbehaving2025.directCalls()).toBe(direct + 4);
+    await client.close();
+  });
+
+  it("passes the client's cancellation on as notifications/cancelled", async () => {
+    await patchServer("old", { callTimeoutMs: 30_000 });
+    const client = await connect();
+    const cancelled = misbehaving2025.cancelled();
+    const controller = new AbortController();
+    const call = client.callTool({ name: "old_hang", arguments: {} }, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => misbehaving2025.cancelled(), { timeout: 5000 }).toBe(cancelled + 1);
     await client.close();
   });
 });
