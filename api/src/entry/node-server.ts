@@ -22,7 +22,7 @@ import {
   upstreamPost as guardedUpstreamPost,
 } from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
-import { dispatchedFetch, dispatchedPost, upstreamDispatcher } from "./upstream-dispatcher";
+import { dispatchedFetch, dispatchedPost, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
 
@@ -123,8 +123,9 @@ export async function startNodeServer(
   // Checked twice: by the guarded fetch before each request, and by the dispatcher on every
   // connection it opens (what a rebinding DNS answer would slip past the first check).
   const dispatcher = upstreamDispatcher({ allowLoopback: allowLoopbackUpstreams });
-  const upstreamFetch = guardedUpstreamFetch(resolveHost, allowLoopbackUpstreams, dispatchedFetch(dispatcher));
-  const post = guardedUpstreamPost(resolveHost, allowLoopbackUpstreams, dispatchedPost(dispatcher));
+  const upstreamResolve = rememberedResolver(resolveHost);
+  const upstreamFetch = guardedUpstreamFetch(upstreamResolve, allowLoopbackUpstreams, dispatchedFetch(dispatcher));
+  const post = guardedUpstreamPost(upstreamResolve, allowLoopbackUpstreams, dispatchedPost(dispatcher));
   const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch, postFor: () => post });
   const app = createApp({
     callRecorder,

@@ -62,3 +62,26 @@ export function dispatchedPost(dispatcher: Agent): UpstreamPost {
     };
   };
 }
+
+/**
+ * The guard's check before each upstream request, remembered per host for `ttlMs`: without it
+ * every warm call waits on a DNS lookup (Node's resolver keeps no cache). Safe only with the
+ * dispatcher above, which checks the addresses of every connection it opens whatever this says;
+ * failures are not remembered.
+ */
+export function rememberedResolver(
+  resolve: (host: string) => Promise<string[]>,
+  ttlMs = 30_000,
+  now: () => number = Date.now,
+  max = 1_000,
+): (host: string) => Promise<string[]> {
+  const known = new Map<string, { addresses: string[]; until: number }>();
+  return async (host) => {
+    const hit = known.get(host);
+    if (hit && hit.until > now()) return hit.addresses;
+    const addresses = await resolve(host);
+    if (known.size >= max) known.clear();
+    known.set(host, { addresses, until: now() + ttlMs });
+    return addresses;
+  };
+}

@@ -10,12 +10,12 @@ import { catalogStamp } from "../servers/catalog-version";
 import { lightToolColumns } from "../servers/definitions";
 import {
   markFailed,
+  openedTarget,
   refreshTools,
   type ServerDeps,
   type ServerRow,
   type ServerToolRow,
   safeMessage,
-  targetOf,
 } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
 
@@ -385,7 +385,7 @@ export async function forward(
     return refusal(
       `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
     );
-  const target = await targetOf(server, deps.box);
+  const target = await openedTarget(server, deps.box);
   try {
     const result = await deps.pool.callTool(target, tool.name, args, {
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,

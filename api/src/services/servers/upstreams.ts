@@ -69,6 +69,26 @@ export function upstreamPost(
   return guardedPost(upstreamGuard(resolveHost, allowLoopback), base);
 }
 
+/**
+ * Targets opened from server rows, by row object: a row served from the hot cache is the same
+ * object call after call, so its secrets are opened once rather than on every call. A changed
+ * server is a new row (and a new generation), so nothing stale is reused; a row read per request
+ * (Workers, caches off) simply misses.
+ */
+const opened = new WeakMap<ServerRow, Promise<UpstreamTarget>>();
+
+/** The target of a row, opened once per row object (see `opened`). */
+export function openedTarget(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
+  let target = opened.get(row);
+  if (!target) {
+    target = targetOf(row, box);
+    opened.set(row, target);
+    // A failure to open is not kept: the next call tries again (and reports it).
+    target.catch(() => opened.delete(row));
+  }
+  return target;
+}
+
 export async function targetOf(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
   const headers: Record<string, string> = {};
   for (const [name, sealed] of Object.entries(row.headers))
