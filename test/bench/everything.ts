@@ -2,8 +2,8 @@
  * The peers' setup in BENCHMARKS.md: the `echo` tool of @modelcontextprotocol/server-everything
  * (a 2025-11-25 session, in its own process) called directly and through Loadout, warm, 500
  * interleaved pairs after 50 warm-up pairs, each side with the official SDK v2 client. Loadout
- * reaches this upstream through the SDK client's session (the direct POST is for 2026-07-28
- * upstreams), so this is the slower of its two upstream paths.
+ * calls this upstream with one POST inside the session its SDK client opened (see
+ * UpstreamPool.callDirect); server-everything answers calls as SSE streams.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
