@@ -411,22 +411,17 @@ export class UpstreamPool {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
     const session = route.kind === "session" ? route : null;
-    const headers: Record<string, string> = session
-      ? {
-          ...target.headers,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": session.version,
-          ...(session.sessionId ? { "mcp-session-id": session.sessionId } : {}),
-        }
-      : {
-          ...target.headers,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": DIRECT_REVISION,
-          "mcp-method": "tools/call",
-          "mcp-name": tool,
-        };
+    const headers: Record<string, string> = {
+      ...target.headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session
+        ? {
+            "mcp-protocol-version": session.version,
+            ...(session.sessionId ? { "mcp-session-id": session.sessionId } : {}),
+          }
+        : { "mcp-protocol-version": DIRECT_REVISION, "mcp-method": "tools/call", "mcp-name": tool }),
+    };
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id,
@@ -446,7 +441,7 @@ export class UpstreamPool {
     // A message of the session's own (a reply, a cancellation): sent, its 202 read and forgotten.
     const tell = (message: Record<string, unknown>) =>
       post(target.url, {
-        headers: { ...headers, accept: "application/json, text/event-stream" },
+        headers,
         body: JSON.stringify({ jsonrpc: "2.0", ...message }),
         signal: AbortSignal.timeout(this.options.connectTimeoutMs),
       })
