@@ -4,8 +4,9 @@
  * 2. The upstream requests a second session's listing costs (must be 0).
  * 3. `tools/call echo` of a light upstream of its own (`bench-echo`, the helper's 5 tools: the
  *    helper builds an SDK server per request, so 64 tools would cost more than the call), in a
- *    process of its own (see echo-process.ts), through /mcp against the same call made directly to the upstream, 1,000 sequential
- *    pairs interleaved after 100 warm-up pairs: p50/p90/p99 each way and the added latency, with
+ *    process of its own (see echo-process.ts), through /mcp against the same call made directly
+ *    to the upstream, 1,000 sequential pairs interleaved after 100 warm-up pairs: p50/p90/p99
+ *    each way and the added latency, with
  *    the gateway's CPU time per proxied call over those pairs.
  * 4. Throughput: 20 concurrent clients (async loops of sequential calls) for BENCH_DURATION s
  *    (default 10) directly, then through Loadout, after 1 s of warm-up each: calls/s each way and

@@ -103,6 +103,10 @@ export class Freshness {
   }
 
   private forgetAll() {
+    // Nothing cached holds now, so the next read of anything sees every committed change: whoever
+    // waits to have heard of them (a mark whose ping may be lost with the listen) has.
+    for (const resolve of this.marks.values()) resolve();
+    this.marks.clear();
     this.sequence++;
     this.global++;
     this.users.clear();
