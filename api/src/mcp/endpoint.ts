@@ -27,7 +27,14 @@ import {
   type SingleServer,
 } from "../services/mcp/proxied";
 import type { ServerDeps } from "../services/servers/upstreams";
-import { answerWithResult, type FastCall, fastLaneAnswer, fastLaneCall, fastLaneList, toolError } from "./fast-lane";
+import {
+  answerWithResult,
+  type FastCall,
+  fastLaneCall,
+  fastLaneList,
+  fastLaneResultJson,
+  toolError,
+} from "./fast-lane";
 import {
   buildMcpServer,
   callSkillsTool,
@@ -472,7 +479,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       if (result) {
         c.set("lane", "fast");
         toolOutcome = outcomeOfToolResult(result);
-        response = new Response(fastLaneAnswer(fast.id, result, SERVER_INFO), {
+        response = new Response(answerWithResult(fast.id, encodedResult(result)), {
           status: 200,
           headers: { "content-type": "application/json" },
         });
@@ -558,6 +565,20 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
 }
 
 /**
+ * Fast-lane results as the SDK encodes them, by result object: a shared `skills get` result
+ * (see callSkillsTool) is encoded once, not on every call.
+ */
+const encoded = new WeakMap<object, string>();
+function encodedResult(result: ToolResult): string {
+  let json = encoded.get(result);
+  if (json === undefined) {
+    json = fastLaneResultJson(result, SERVER_INFO);
+    encoded.set(result, json);
+  }
+  return json;
+}
+
+/**
  * tools/list answers (their results, serialized) by cached catalog: the catalog cache hands out
  * the same array until one of its workspaces' catalogs changes, so an answer lives exactly as long
  * as the listing it was made from. Keyed within by what else shapes the built-ins (search/fetch).
@@ -596,7 +617,7 @@ async function fastLaneResult(
     const input = SkillsToolInput.safeParse(call.args ?? {});
     if (!input.success) return null;
     try {
-      return await callSkillsTool(lane.ctx, lane.session, input.data);
+      return await callSkillsTool(lane.ctx, lane.session, input.data, true);
     } catch (error) {
       return toolError(error);
     }

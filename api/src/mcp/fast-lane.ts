@@ -112,6 +112,14 @@ export function fastLaneAnswer(
   result: ToolResultLike,
   serverInfo: { name: string; title?: string; version: string },
 ): string {
+  return answerWithResult(id, fastLaneResultJson(result, serverInfo));
+}
+
+/** The result part of that answer, serialized (the same for every call that gets this result). */
+export function fastLaneResultJson(
+  result: ToolResultLike,
+  serverInfo: { name: string; title?: string; version: string },
+): string {
   let projected: ToolResultLike = result;
   const structured = result.structuredContent;
   if (
@@ -126,7 +134,7 @@ export function fastLaneAnswer(
   if (meta === undefined) projected = { ...projected, _meta: { [SERVER_INFO_KEY]: serverInfo } };
   else if (isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined)
     projected = { ...projected, _meta: { ...meta, [SERVER_INFO_KEY]: serverInfo } };
-  return JSON.stringify({ result: projected, jsonrpc: "2.0", id });
+  return JSON.stringify(projected);
 }
 
 /** A thrown error as the SDK reports it from a tool: an error result with the message. */

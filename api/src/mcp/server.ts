@@ -319,6 +319,12 @@ export async function callSkillsTool(
   ctx: ActionContext,
   session: McpSession,
   input: z.infer<typeof SkillsToolInput>,
+  /**
+   * The caller only reads the result (the fast lane): a `get` may then return the very object an
+   * earlier call got, kept by content address (a skill's version never changes). The SDK's path
+   * gets a fresh object, which it is free to change.
+   */
+  shared = false,
 ): Promise<ToolResult> {
   try {
     if (input.action === "list") {
@@ -358,6 +364,9 @@ export async function callSkillsTool(
       );
     }
     const path = input.path ?? docNameFor(row.kind);
+    const memoKey = `get\u0000${row.id}\u0000${row.version}\u0000${path}\u0000${input.start ?? 0}\u0000${input.name}\u0000${input.path ?? ""}`;
+    const memo = shared ? (session.caches?.content.get(memoKey) as ToolResult | undefined) : undefined;
+    if (memo) return memo;
     const manifest = await manifestWithContent(
       ctx.db,
       row.workspaceId,
@@ -385,7 +394,7 @@ export async function callSkillsTool(
         ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
         : "",
     ].join("");
-    return text(`${chunk}${note}`, {
+    const result = text(`${chunk}${note}`, {
       name: input.name,
       path,
       start,
@@ -394,6 +403,9 @@ export async function callSkillsTool(
       digest: file.digest,
       files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
     });
+    // Kept for shared callers only: the SDK's path may change what it gets.
+    if (shared) session.caches?.content.set(memoKey, result, 2 * (chunk.length + note.length) + 1024);
+    return result;
   } catch (error) {
     return fromError(error);
   }
