@@ -93,6 +93,8 @@ export async function startNodeServer(
     serveConsole?: boolean;
     /** Tests only: the fetch under the SSRF guard for OAuth client metadata documents. */
     clientMetadataFetch?: typeof fetch;
+    /** Tests only: the requests' clock (default: the system's). */
+    clock?: () => Date;
   } = {},
 ): Promise<RunningServer> {
   const dataDir = path.resolve(env.LOADOUT_DATA_DIR);
@@ -136,6 +138,7 @@ export async function startNodeServer(
     resolveHost,
     ...(allowedHosts ? { allowedHosts } : {}),
     ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),

@@ -16,7 +16,7 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   extraEnv: Record<string, string> = {},
-  options: { clientMetadataFetch?: typeof fetch; logQuery?: (query: string) => void } = {},
+  options: { clientMetadataFetch?: typeof fetch; logQuery?: (query: string) => void; clock?: () => Date } = {},
 ): Promise<TestServer> {
   const { logQuery, ...serverOptions } = options;
   const database = await createTestDatabase(logQuery ? { logQuery } : {});

@@ -3,7 +3,8 @@
  * are in memory), and yet every change, made through the API or straight in Postgres, reaches
  * the next call, because the triggers of migration 0010 notify each instance on commit.
  */
-import { sql } from "drizzle-orm";
+import { apiTokens } from "@loadout/db";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -66,11 +67,16 @@ async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
 }
 
 const exec = (statement: ReturnType<typeof sql>) => server.database.db.execute(statement);
+/** How far the server's clock runs ahead of the real one (the last-use test moves it). */
+let ahead = 0;
 /** Until this instance has heard of the SQL change just made (its notification arrives asynchronously). */
 const settle = () => server.caughtUp();
 
 beforeAll(async () => {
-  server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }, { logQuery: (q) => queries.push(q) });
+  server = await startTestServer(
+    { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" },
+    { logQuery: (q) => queries.push(q), clock: () => new Date(Date.now() + ahead) },
+  );
   upstream = await startStatelessUpstream();
   account = await signUpAccount(server.url, "hot@example.com");
   token = await account.token(["mcp"]);
@@ -191,12 +197,28 @@ describe("a change reaches the next call, through the API or straight in Postgre
     expect((await list()).status).toBe(404);
   });
 
-  it("last use is still recorded for a token served from memory", async () => {
+  it("records last use to the minute for a token served from memory", async () => {
     const fresh = await account.token(["mcp"], { name: "last-used" });
+    const lastUsed = async () => {
+      const [row] = await server.database.db
+        .select({ at: apiTokens.lastUsedAt })
+        .from(apiTokens)
+        .where(eq(apiTokens.id, fresh.id));
+      return row?.at ? row.at.getTime() : null;
+    };
+    const started = Date.now();
     await call("skills", { action: "list" }, fresh.secret);
-    await settle();
-    const listed = await account.rest("/v1/tokens");
-    const row = (listed.body.tokens as { id: string; lastUsedAt: string | null }[]).find((t) => t.id === fresh.id);
-    expect(row?.lastUsedAt).not.toBeNull();
+    await expect.poll(lastUsed).not.toBeNull();
+    const first = (await lastUsed()) ?? 0;
+    expect(first).toBeGreaterThanOrEqual(started - 1000);
+    // Half a minute on, the token comes from memory and nothing is written.
+    ahead = 30_000;
+    expect(await queriesDuring(() => call("skills", { action: "list" }, fresh.secret))).toEqual([]);
+    expect(await lastUsed()).toBe(first);
+    // Past a minute, it is read again and that read records the use.
+    ahead = 90_000;
+    await call("skills", { action: "list" }, fresh.secret);
+    await expect.poll(lastUsed).toBeGreaterThanOrEqual(started + 90_000);
+    ahead = 0;
   });
 });

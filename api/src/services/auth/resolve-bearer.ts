@@ -1,9 +1,7 @@
-import { apiTokens, type Database, oauthGrants } from "@loadout/db";
-import { eq } from "drizzle-orm";
+import type { Database } from "@loadout/db";
 import { hashSecret } from "../../auth/secrets";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { HotCaches } from "../cache/hot";
-import type { Principal } from "../context";
 import { looksLikeAccessToken, principalAndWorkspacesFromAccessToken } from "../oauth/verify";
 import { principalAndWorkspacesFromApiToken, type ResolvedPrincipal } from "./resolve-principal";
 
@@ -14,10 +12,11 @@ export interface ResolvedBearer extends ResolvedPrincipal {
   pins: { project: string | null; mode: "agent" | "plan" | "goal" | null } | null;
 }
 
-/** How often, at most, a cached principal's last-used time is written (as the uncached path does). */
-const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** How long a principal is served from memory at most, whatever was heard. */
+/**
+ * How long a principal is served from memory at most, whatever was heard. No longer than the
+ * resolution of last-used times (a minute, see resolve-principal.ts): the read that follows
+ * records last use, so a token in steady use still shows it to the minute.
+ */
 const CACHED_FOR_MS = 60_000;
 /** Principals kept at most per instance. */
 const MAX_CACHED = 20_000;
@@ -42,15 +41,8 @@ export async function principalFromBearer(
   if (cached) {
     const resolved = cached.value as ResolvedBearer;
     const expired = resolved.expiresAt ? resolved.expiresAt.getTime() <= at : false;
-    if (
-      !expired &&
-      at - cached.storedAt <= CACHED_FOR_MS &&
-      cached.stamp === live.userStamp(resolved.principal.userId)
-    ) {
-      if (at - cached.touchedAt <= LAST_USED_RESOLUTION_MS) return resolved;
-      cached.touchedAt = at;
-      return { ...resolved, after: (d) => touch(d, resolved.principal, now) };
-    }
+    if (!expired && at - cached.storedAt <= CACHED_FOR_MS && cached.stamp === live.userStamp(resolved.principal.userId))
+      return resolved;
     hot.bearers.delete(key);
   }
   const sequence = live.sequence;
@@ -59,7 +51,7 @@ export async function principalFromBearer(
   if (live.live && live.sequence === sequence) {
     const { after: _, ...value } = resolved;
     if (hot.bearers.size >= MAX_CACHED) hot.bearers.clear();
-    hot.bearers.set(key, { stamp: live.userStamp(resolved.principal.userId), storedAt: at, touchedAt: at, value });
+    hot.bearers.set(key, { stamp: live.userStamp(resolved.principal.userId), storedAt: at, value });
   }
   return resolved;
 }
@@ -67,12 +59,4 @@ export async function principalFromBearer(
 async function fromDatabase(db: Database, secret: string, now: Date): Promise<ResolvedBearer> {
   if (looksLikeAccessToken(secret)) return principalAndWorkspacesFromAccessToken(db, secret, now);
   return { ...(await principalAndWorkspacesFromApiToken(db, secret, now)), audience: null, pins: null };
-}
-
-/** Records last use, as the uncached path does once a minute. */
-async function touch(db: Database, principal: Principal, now: Date): Promise<void> {
-  if (principal.kind === "token")
-    await db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, principal.tokenId));
-  else if (principal.kind === "oauth")
-    await db.update(oauthGrants).set({ lastUsedAt: now }).where(eq(oauthGrants.id, principal.grantId));
 }

@@ -41,7 +41,7 @@ export class HotCaches {
   /** Rows that change, by key; see each user's comment for the key and the stamp. */
   readonly rows = new StampedCache<unknown>(50_000);
   /** Principals by the hash of their bearer secret; checked against their user's generation at use. */
-  readonly bearers = new Map<string, { stamp: string; storedAt: number; touchedAt: number; value: unknown }>();
+  readonly bearers = new Map<string, { stamp: string; storedAt: number; value: unknown }>();
   readonly content = new ContentCache<unknown>(64 * 1024 * 1024);
 
   constructor(readonly freshness: Freshness | null) {}
