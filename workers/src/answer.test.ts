@@ -1,18 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { answerOf, readAnswer, type ServerRequest, serverRequestOf } from "./direct-answer";
+import { readAnswer, type ServerRequest, SseEvents } from "./direct-answer";
 
-describe("answerOf (the direct call's reading of an upstream's answer)", () => {
-  it("reads a JSON answer with the call's id", () => {
+/** The answer with this id in a whole body, read as a direct call reads it. */
+const answerOf = (raw: string, contentType: string, id: string | number) =>
+  readAnswer(
+    (async function* () {
+      yield new TextEncoder().encode(raw);
+    })(),
+    contentType,
+    id,
+    () => {},
+  );
+
+describe("a whole answer (the direct call's reading of an upstream's answer)", () => {
+  it("reads a JSON answer with the call's id", async () => {
     const raw = JSON.stringify({ jsonrpc: "2.0", id: 3, result: { content: [], resultType: "complete" } });
-    expect(answerOf(raw, "application/json", 3)).toEqual({ result: { content: [], resultType: "complete" } });
+    expect(await answerOf(raw, "application/json", 3)).toEqual({ result: { content: [], resultType: "complete" } });
   });
 
-  it("reads a JSON-RPC error", () => {
+  it("reads a JSON-RPC error", async () => {
     const raw = JSON.stringify({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "bad" } });
-    expect(answerOf(raw, "application/json; charset=utf-8", 3)).toEqual({ error: { code: -32602, message: "bad" } });
+    expect(await answerOf(raw, "application/json; charset=utf-8", 3)).toEqual({
+      error: { code: -32602, message: "bad" },
+    });
   });
 
-  it("finds the answer among an SSE stream's events, past notifications and keep-alives", () => {
+  it("finds the answer among an SSE stream's events, past notifications and keep-alives", async () => {
     const raw = [
       ": keep-alive",
       "",
@@ -24,20 +37,22 @@ describe("answerOf (the direct call's reading of an upstream's answer)", () => {
       "",
       "",
     ].join("\r\n");
-    expect(answerOf(raw, "text/event-stream", 9)).toEqual({ result: { content: [{ type: "text", text: "done" }] } });
+    expect(await answerOf(raw, "text/event-stream", 9)).toEqual({
+      result: { content: [{ type: "text", text: "done" }] },
+    });
   });
 
-  it("joins an event's data lines", () => {
+  it("joins an event's data lines", async () => {
     const raw = `data: {"jsonrpc":"2.0",\ndata: "id":1,"result":{}}\n\n`;
-    expect(answerOf(raw, "text/event-stream", 1)).toEqual({ result: {} });
+    expect(await answerOf(raw, "text/event-stream", 1)).toEqual({ result: {} });
   });
 
-  it("is null for garbage, another id, or a message that is neither result nor error", () => {
-    expect(answerOf("not json at all", "application/json", 1)).toBeNull();
-    expect(answerOf(JSON.stringify({ jsonrpc: "2.0", id: 2, result: {} }), "application/json", 1)).toBeNull();
-    expect(answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1, result: [] }), "application/json", 1)).toBeNull();
-    expect(answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1 }), "application/json", 1)).toBeNull();
-    expect(answerOf("", "text/event-stream", 1)).toBeNull();
+  it("is null for garbage, another id, or a message that is neither result nor error", async () => {
+    expect(await answerOf("not json at all", "application/json", 1)).toBeNull();
+    expect(await answerOf(JSON.stringify({ jsonrpc: "2.0", id: 2, result: {} }), "application/json", 1)).toBeNull();
+    expect(await answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1, result: [] }), "application/json", 1)).toBeNull();
+    expect(await answerOf(JSON.stringify({ jsonrpc: "2.0", id: 1 }), "application/json", 1)).toBeNull();
+    expect(await answerOf("", "text/event-stream", 1)).toBeNull();
   });
 });
 
@@ -86,7 +101,6 @@ describe("readAnswer (reading as the answer arrives)", () => {
 
 describe("SSE events split across many chunks", () => {
   it("finds a boundary split between chunks, and reads a 20 MB event of 320 pieces whole", async () => {
-    const { SseEvents } = await import("./direct-answer");
     const events = new SseEvents();
     expect(events.push("data: a\r\n")).toEqual([]);
     expect(events.push("\r")).toEqual([]);
@@ -110,6 +124,12 @@ describe("SSE events split across many chunks", () => {
         event({ jsonrpc: "2.0", id: 0, method: "elicitation/create", params: { message: "Sure?" } }),
         event({ jsonrpc: "2.0", id: "other", result: {} }),
         event({ jsonrpc: "2.0", id: "s-1", method: "roots/list" }),
+        // Not requests: no id, a null id, not JSON-RPC, not JSON.
+        event({ jsonrpc: "2.0", method: "notifications/message", params: {} }),
+        event({ jsonrpc: "2.0", id: null, method: "x" }),
+        event({ id: 4, method: "x" }),
+        "data: {not json\n\n",
+        event({ jsonrpc: "2.0", id: 4, method: "sampling/createMessage" }),
         event({ jsonrpc: "2.0", id: "c9", result: { content: [] } }),
       ]),
       "text/event-stream",
@@ -122,20 +142,7 @@ describe("SSE events split across many chunks", () => {
     expect(heard).toEqual([
       { id: 0, method: "elicitation/create" },
       { id: "s-1", method: "roots/list" },
+      { id: 4, method: "sampling/createMessage" },
     ]);
-  });
-});
-
-describe("serverRequestOf", () => {
-  it("is a request only with a method and an id, and no result or error", () => {
-    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "sampling/createMessage" }))).toEqual({
-      id: 4,
-      method: "sampling/createMessage",
-    });
-    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message" }))).toBeNull();
-    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: 4, result: {} }))).toBeNull();
-    expect(serverRequestOf(JSON.stringify({ jsonrpc: "2.0", id: null, method: "x" }))).toBeNull();
-    expect(serverRequestOf(JSON.stringify({ id: 4, method: "x" }))).toBeNull();
-    expect(serverRequestOf("{not json")).toBeNull();
   });
 });

@@ -13,7 +13,7 @@ export interface ServerRequest {
 }
 
 /** The answer in one JSON-RPC message text when it carries this id; null otherwise. */
-export function messageAnswer(text: string, id: string | number): Answer | null {
+function messageAnswer(text: string, id: string | number): Answer | null {
   const m = jsonRpcObject(text);
   return m ? answerIn(m, id) : null;
 }
@@ -30,12 +30,7 @@ function jsonRpcObject(text: string): Record<string, unknown> | null {
   return m.jsonrpc === "2.0" ? m : null;
 }
 
-/** A server-to-client request in one message text; null for anything else (answers, notifications). */
-export function serverRequestOf(text: string): ServerRequest | null {
-  const m = jsonRpcObject(text);
-  return m ? requestIn(m) : null;
-}
-
+/** A server-to-client request in one message; null for anything else (answers, notifications). */
 function requestIn(m: Record<string, unknown>): ServerRequest | null {
   if (typeof m.method !== "string" || "result" in m || "error" in m) return null;
   return typeof m.id === "string" || typeof m.id === "number" ? { id: m.id, method: m.method } : null;
@@ -94,17 +89,6 @@ function dataOf(block: string): string[] {
 }
 
 const isEventStream = (contentType: string) => contentType.toLowerCase().startsWith("text/event-stream");
-
-/** The answer with this id in a whole body (JSON, or SSE events); null if there is none. */
-export function answerOf(raw: string, contentType: string, id: string | number): Answer | null {
-  if (!isEventStream(contentType)) return messageAnswer(raw, id);
-  const events = new SseEvents();
-  for (const data of [...events.push(raw), ...events.end()]) {
-    const answer = messageAnswer(data, id);
-    if (answer) return answer;
-  }
-  return null;
-}
 
 /**
  * Reads a body until the answer with this id: the whole of a JSON body, or SSE events until the

@@ -4,7 +4,6 @@
  * on Node and, later, behind a service binding on Workers.
  */
 export type { CallToolResult } from "@modelcontextprotocol/client";
-export { answerOf } from "./direct-answer";
 export { type FetchGuard, guardedFetch, guardedPost, UpstreamRefused } from "./guarded-fetch";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
