@@ -63,7 +63,7 @@ async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
   await work();
   // Work deferred after the response (a last-used time, a client sighting) would show up here.
   await new Promise((r) => setTimeout(r, 50));
-  return queries.filter((q) => !/^insert into "audit_events"/i.test(q));
+  return queries.filter((q) => !/^\s*insert into "audit_events"/i.test(q));
 }
 
 const exec = (statement: ReturnType<typeof sql>) => server.database.db.execute(statement);
