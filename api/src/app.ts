@@ -1,10 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { deriveKey } from "./auth/secrets";
 import { AppError } from "./errors";
 import type { AppDeps, AppEnv } from "./http/env";
 import { respondWithError, validationError } from "./http/errors";
-import { requestContext } from "./http/middleware/request-context";
+import { requestContext, requestScope } from "./http/middleware/request-context";
 import { renderReference } from "./http/reference-page";
 import { registerActivity } from "./http/routes/activity";
 import { registerAuth } from "./http/routes/auth";
@@ -19,13 +20,37 @@ import { registerTeams } from "./http/routes/teams";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
-import { registerMcp } from "./mcp/endpoint";
+import { type McpServe, registerMcp } from "./mcp/endpoint";
 import { registerOAuth } from "./oauth/routes";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
 
 const API_DESCRIPTION =
   "Loadout's REST API: accounts, workspaces, API tokens, skills and remote MCP servers. Authenticate with `Authorization: Bearer lo_…` (an API token) or the console's session cookie.";
+
+/** Nothing of Loadout's may be framed (the consent page will be a clickjacking target) or sniffed. */
+const SECURE_HEADERS = { xFrameOptions: "DENY", referrerPolicy: "strict-origin-when-cross-origin" } as const;
+
+/**
+ * The headers `secureHeaders` sets on every answer, read once off the middleware itself, for a
+ * host that writes answers without Hono (they depend on nothing in the request).
+ */
+async function securityHeaders(): Promise<Record<string, string>> {
+  const probe = new Hono();
+  probe.use("*", secureHeaders(SECURE_HEADERS));
+  probe.get("/", (c) => c.body(null, 204));
+  return Object.fromEntries((await probe.request("/")).headers);
+}
+
+/**
+ * What a host needs to serve MCP POSTs without Hono (the Node host's lane): the endpoint, the
+ * request scope every route runs in, and the headers every answer carries.
+ */
+export interface McpLaneParts {
+  serve: McpServe;
+  scope: ReturnType<typeof requestScope>;
+  securityHeaders: Promise<Record<string, string>>;
+}
 
 /** Builds the whole app from its dependencies. Node and Workers entries differ only in what they pass. */
 export function createApp(deps: AppDeps) {
@@ -40,8 +65,7 @@ export function createApp(deps: AppDeps) {
   const csrfKey = deriveKey(deps.secretKey, "csrf");
 
   app.use("*", requestContext(deps, csrfKey));
-  // Nothing of Loadout's may be framed (the consent page will be a clickjacking target) or sniffed.
-  app.use("*", secureHeaders({ xFrameOptions: "DENY", referrerPolicy: "strict-origin-when-cross-origin" }));
+  app.use("*", secureHeaders(SECURE_HEADERS));
   app.onError((error, c) => respondWithError(c, error));
 
   registerHealth(app);
@@ -56,7 +80,7 @@ export function createApp(deps: AppDeps) {
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
-  registerMcp(app, serverDeps);
+  const serveMcp = registerMcp(app, serverDeps);
   registerOAuth(app);
   registerOAuthConsent(app);
 
@@ -91,7 +115,16 @@ export function createApp(deps: AppDeps) {
     app.use("*", deps.assets);
   }
   app.notFound((c) => respondWithError(c, noRoute(c.req.method, c.req.path)));
-  return app;
+  let headers: Promise<Record<string, string>> | undefined;
+  const mcpLane: McpLaneParts = {
+    serve: serveMcp,
+    scope: requestScope(deps, csrfKey),
+    get securityHeaders() {
+      headers ??= securityHeaders();
+      return headers;
+    },
+  };
+  return Object.assign(app, { mcpLane });
 }
 
 export type App = ReturnType<typeof createApp>;

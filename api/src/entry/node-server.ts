@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenedDatabase } from "@loadout/db";
@@ -22,6 +23,7 @@ import {
   upstreamPost as guardedUpstreamPost,
 } from "../services/servers/upstreams";
 import type { NodeEnv } from "./node-env";
+import { nodeMcpLane } from "./node-mcp-lane";
 import { dispatchedFetch, dispatchedPost, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
@@ -155,7 +157,13 @@ export async function startNodeServer(
     ...(serveConsole ? { assets: serveStatic({ root: path.relative(process.cwd(), WEB_OUT) || "." }) } : {}),
   });
 
-  const server = serve({ fetch: app.fetch, hostname: env.LOADOUT_HOST, port: env.LOADOUT_PORT });
+  // MCP POSTs take the lane (the same endpoint without Hono's web objects) unless the fast lane is off.
+  const mcpLane = env.LOADOUT_MCP_FAST_LANE === "1" ? nodeMcpLane(app.mcpLane) : null;
+  const hono = getRequestListener(app.fetch, { hostname: env.LOADOUT_HOST });
+  const server = createServer((req, res) => {
+    if (!mcpLane?.(req, res)) void hono(req, res);
+  });
+  server.listen(env.LOADOUT_PORT, env.LOADOUT_HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());
     server.once("error", reject);

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { AppError, type ErrorDetail, errorBody } from "../errors";
+import type { Logger } from "../logger";
 import type { AppEnv } from "./env";
 
 /** Turns zod issues into `details`: one entry per field, naming it and what to do. */
@@ -32,7 +33,17 @@ export function validationError(error: ZodError, where: string): AppError {
 }
 
 export function respondWithError(c: Context<AppEnv>, error: unknown): Response {
-  const requestId = c.get("requestId") ?? "unknown";
+  const reply = errorReply(error, c.get("requestId") ?? "unknown", c.get("deps")?.logger);
+  for (const [name, value] of Object.entries(reply.headers)) c.header(name, value);
+  return c.json(reply.body, reply.status);
+}
+
+/** The answer to an error thrown by a handler; an unexpected one is logged and reported as internal. */
+export function errorReply(
+  error: unknown,
+  requestId: string,
+  logger: Logger | undefined,
+): { status: AppError["status"]; headers: Record<string, string>; body: ReturnType<typeof errorBody> } {
   let appError: AppError;
   if (error instanceof AppError) {
     appError = error;
@@ -47,7 +58,7 @@ export function respondWithError(c: Context<AppEnv>, error: unknown): Response {
               "Something went wrong on our side. Try again; if it persists, quote the request id.",
             );
   } else {
-    c.get("deps")?.logger.log("error", "unhandled error", {
+    logger?.log("error", "unhandled error", {
       requestId,
       error: describeError(error),
     });
@@ -56,8 +67,7 @@ export function respondWithError(c: Context<AppEnv>, error: unknown): Response {
       "Something went wrong on our side. Try again; if it persists, quote the request id.",
     );
   }
-  for (const [name, value] of Object.entries(appError.headers)) c.header(name, value);
-  return c.json(errorBody(appError, requestId), appError.status);
+  return { status: appError.status, headers: appError.headers, body: errorBody(appError, requestId) };
 }
 
 /**

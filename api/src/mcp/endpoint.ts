@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { normalizeProjectPath } from "../domain/activation";
 import { callWorkspaceId } from "../domain/activity/call-workspace";
 import { type Outcome, outcomeOfToolResult } from "../domain/activity/outcomes";
@@ -9,7 +10,7 @@ import { projectFromRoots } from "../domain/roots";
 import { hasScope } from "../domain/scopes";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, ERROR_CODES } from "../errors";
-import type { AppEnv } from "../http/env";
+import type { AppEnv, AppVariables } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
 import { principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
@@ -87,6 +88,12 @@ interface Pinned {
   searchFetch: boolean;
 }
 
+/** A `/mcp/s/{ws}/{slug}` URL's parts. */
+export interface SingleServerPath {
+  ws: string;
+  slug: string;
+}
+
 /** ChatGPT's connector names itself so (clientInfo or User-Agent); it only calls search and fetch. */
 const CHATGPT = /openai|chatgpt/i;
 
@@ -117,11 +124,49 @@ export function clientOf(
   return null;
 }
 
+/**
+ * What the endpoint needs of a request: Hono's context has it, and so does the Node host's MCP
+ * lane, which answers without Hono (see entry/node-mcp-lane.ts).
+ */
+export interface McpContext {
+  req: {
+    url: string;
+    method: string;
+    path: string;
+    header(name: string): string | undefined;
+    query(name: string): string | undefined;
+  };
+  get<K extends keyof AppVariables>(key: K): AppVariables[K];
+  set<K extends keyof AppVariables>(key: K, value: AppVariables[K]): void;
+}
+
+/** The request's body and its web form, which each host reaches its own way. */
+export interface McpBody {
+  /** The body's bytes; an AppError (payload_too_large) past `limit`. */
+  read(limit: number): Promise<Uint8Array>;
+  /** Aborted when the client goes away. */
+  signal(): AbortSignal;
+  /** The request as a web Request, for the SDK's handler; its body is read first. */
+  web(): Request;
+}
+
+/** An answer the endpoint wrote itself (JSON), or the SDK handler's. */
+export type McpReply = { status: number; headers: Record<string, string>; payload: string } | Response;
+
+const jsonReply = (status: number, payload: string, headers: Record<string, string> = {}): McpReply => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  payload,
+});
+const isWebReply = (reply: McpReply): reply is Response => !("payload" in reply);
+const contentTypeOf = (reply: McpReply) =>
+  (isWebReply(reply) ? reply.headers.get("content-type") : reply.headers["content-type"]) ?? "";
+
 /** A JSON-RPC error for failures before the MCP server is reached (auth, origin, bad headers). */
-function rpcError(c: Context<AppEnv>, error: AppError): Response {
-  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(
-    {
+function rpcError(c: McpContext, error: AppError): McpReply {
+  return jsonReply(
+    error.status,
+    JSON.stringify({
       jsonrpc: "2.0",
       id: null,
       error: {
@@ -129,8 +174,8 @@ function rpcError(c: Context<AppEnv>, error: AppError): Response {
         message: error.message,
         data: { code: error.code, requestId: c.get("requestId") },
       },
-    },
-    error.status,
+    }),
+    error.headers,
   );
 }
 
@@ -139,7 +184,7 @@ function rpcError(c: Context<AppEnv>, error: AppError): Response {
  * revision and 2025-era clients on one path with no sticky state. Loadout's own checks run first:
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
  */
-export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
+export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): McpServe {
   const handler = createMcpHandler(
     ({ authInfo }) => {
       const per = authInfo?.extra?.loadout as PerRequest | undefined;
@@ -170,15 +215,30 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     metadata(c, `/mcp/s/${c.req.param("ws")}/${c.req.param("slug")}`),
   );
 
-  app.all("/mcp", (c) => serve(c, null));
-  app.all("/mcp/e/:endpoint", (c) => serve(c, c.req.param("endpoint")));
-  app.all("/mcp/s/:ws/:slug", (c) => serve(c, null, { ws: c.req.param("ws"), slug: c.req.param("slug") }));
+  const viaHono = async (c: Context<AppEnv>, endpointId: string | null, single: SingleServerPath | null = null) => {
+    const reply = await serve(
+      c,
+      {
+        read: (limit) => readLimited(c.req.raw, limit),
+        signal: () => c.req.raw.signal,
+        web: () => c.req.raw,
+      },
+      endpointId,
+      single,
+    );
+    return isWebReply(reply) ? reply : c.body(reply.payload, reply.status as ContentfulStatusCode, reply.headers);
+  };
+  app.all("/mcp", (c) => viaHono(c, null));
+  app.all("/mcp/e/:endpoint", (c) => viaHono(c, c.req.param("endpoint")));
+  app.all("/mcp/s/:ws/:slug", (c) => viaHono(c, null, { ws: c.req.param("ws"), slug: c.req.param("slug") }));
+  return serve;
 
   async function serve(
-    c: Context<AppEnv>,
+    c: McpContext,
+    io: McpBody,
     endpointId: string | null,
-    singleServer: { ws: string; slug: string } | null = null,
-  ): Promise<Response> {
+    singleServer: SingleServerPath | null = null,
+  ): Promise<McpReply> {
     const origin = originOf(c);
     const allowedHosts = c.get("deps").allowedHosts;
     if (allowedHosts) {
@@ -315,10 +375,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     let project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
     let parsedBody: unknown;
+
     if (c.req.method === "POST") {
       let bytes: Uint8Array;
       try {
-        bytes = await readLimited(c.req.raw, MCP_BODY_LIMIT);
+        bytes = await io.read(MCP_BODY_LIMIT);
       } catch (error) {
         if (error instanceof AppError) return rpcError(c, error);
         throw error;
@@ -326,14 +387,19 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       try {
         parsedBody = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
-        return c.json(
-          { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the body is not JSON." } },
+        return jsonReply(
           400,
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32700, message: "Parse error: the body is not JSON." },
+          }),
         );
       }
     }
 
     const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+
     // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
     // roots capability is asked for them (an input-required answer to its tools/call) when nothing
     // else named a project and the user has items scoped to projects; its retry carries them.
@@ -422,6 +488,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
     }
     let toolOutcome: ToolOutcome | undefined;
+
     const per: PerRequest = {
       ctx,
       session,
@@ -447,7 +514,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       },
     };
     const started = performance.now();
-    let response: Response | undefined;
+    let response: McpReply | undefined;
     const lane = c.get("deps").mcpFastLane !== false;
     const fast = lane && !askRoots ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody) : null;
     // A listing with upstream tools, answered before for this catalog (the cached array) and the
@@ -458,10 +525,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
     const remembered = listing && catalog ? listingAnswers.get(catalog)?.get(listingKey) : undefined;
     if (listing && remembered) {
       c.set("lane", "fast");
-      response = new Response(answerWithResult(listing.id, remembered), {
-        status: 200,
-        headers: { "content-type": "application/json" },
-      });
+      response = jsonReply(200, answerWithResult(listing.id, remembered));
     }
     if (fast) {
       const result = await fastLaneResult(fast, {
@@ -473,19 +537,16 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
         call: (tool, args) =>
           callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
             now: ctx.now,
-            signal: c.req.raw.signal,
+            signal: io.signal(),
           }),
       });
       if (result) {
         c.set("lane", "fast");
         toolOutcome = outcomeOfToolResult(result);
-        response = new Response(answerWithResult(fast.id, encodedResult(result)), {
-          status: 200,
-          headers: { "content-type": "application/json" },
-        });
+        response = jsonReply(200, answerWithResult(fast.id, encodedResult(result)));
       }
     }
-    response ??= await handler.fetch(c.req.raw, {
+    response ??= await handler.fetch(io.web(), {
       parsedBody,
       authInfo: {
         token: "loadout",
@@ -498,8 +559,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       listing &&
       catalog &&
       !remembered &&
+      isWebReply(response) &&
       response.status === 200 &&
-      (response.headers.get("content-type") ?? "").startsWith("application/json")
+      contentTypeOf(response).startsWith("application/json")
     ) {
       const answer = (await response.clone().json()) as { result?: unknown };
       if (answer.result) {
@@ -533,9 +595,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       if (!workspaceId) return response;
       // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
       // extension's reads) are read again after they have gone to the client.
-      const answered =
-        rpc.method === "tools/call" && (response.headers.get("content-type") ?? "").startsWith("application/json");
-      const copy = answered ? null : response.clone();
+      const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
+      const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
       const call = {
         workspaceId,
         userId: principal.userId,
@@ -556,13 +617,25 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
       };
       const recorder = c.get("deps").callRecorder ?? immediateRecorder;
       c.get("defer")(async () => {
-        const outcome = planRefused ? "plan_refused" : copy ? outcomeOf(await copy.text()) : (toolOutcome ?? "error");
+        const outcome = planRefused
+          ? "plan_refused"
+          : copy !== null
+            ? outcomeOf(typeof copy === "string" ? copy : await copy.text())
+            : (toolOutcome ?? "error");
         await recorder.record(ctx.db, { ...call, outcome, ms: Math.round((performance.now() - started) * 100) / 100 });
       });
     }
     return response;
   }
 }
+
+/** Serves one MCP request, for a host that answers without Hono. */
+export type McpServe = (
+  c: McpContext,
+  io: McpBody,
+  endpointId: string | null,
+  single?: SingleServerPath | null,
+) => Promise<McpReply>;
 
 /**
  * Fast-lane results as the SDK encodes them, by result object: a shared `skills get` result

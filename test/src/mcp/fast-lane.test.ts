@@ -3,6 +3,9 @@
  * server. It must answer exactly as the SDK's path does: the same requests go to a server with
  * the lane and to one without it (LOADOUT_MCP_FAST_LANE=0), each with the same account, skills and
  * upstream, and the answers must match byte for byte once parsed.
+ *
+ * The switch also takes MCP POSTs off the Node host's lane (entry/node-mcp-lane.ts) and back to
+ * Hono, so the same comparison holds the lane's answers, headers included, to Hono's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
@@ -74,13 +77,31 @@ async function call(side: Side, body: Record<string, unknown>, headers: Record<s
     },
     body: JSON.stringify(body),
   });
+  return answerOf(res);
+}
+
+/** Headers that differ between any two answers (framing, the clock, the request's own id and time). */
+const VARYING = new Set(["date", "content-length", "transfer-encoding", "connection", "keep-alive", "x-request-id"]);
+
+async function answerOf(res: Response, origin?: string) {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (VARYING.has(name)) return;
+    const same = origin ? value.replaceAll(origin, "<origin>") : value;
+    headers[name] = name === "server-timing" ? same.replace(/dur=[\d.]+/, "dur=…") : same;
+  });
+  expect(res.headers.get("x-request-id")).toMatch(/^req_/);
   return {
     status: res.status,
     type: res.headers.get("content-type"),
     lane: /lane;desc="(\w+)"/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? "sdk",
+    headers,
     body: (await res.text()).trim(),
   };
 }
+
+/** The headers apart from Server-Timing, which names the lane. */
+const withoutTiming = ({ "server-timing": _, ...rest }: Record<string, string>) => rest;
 
 const request = (name: string, args?: Record<string, unknown>, id: string | number = 1) => ({
   jsonrpc: "2.0",
@@ -130,6 +151,8 @@ describe("the fast lane answers as the SDK's path does", () => {
       type: b.type,
       body: JSON.parse(b.body),
     });
+    expect(withoutTiming(a.headers)).toEqual(withoutTiming(b.headers));
+    expect(a.headers["x-frame-options"]).toBe("DENY");
   });
 
   it("takes the fast lane for plain calls, and the SDK's for the rest", async () => {
@@ -199,5 +222,76 @@ describe("the fast lane answers as the SDK's path does", () => {
     const a = await call(fast, body, headers);
     const b = await call(sdk, body, headers);
     expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: b.status, body: JSON.parse(b.body) });
+    expect(a.headers).toEqual(b.headers);
   });
 });
+
+describe("the Node host's lane refuses as Hono does", () => {
+  const body = JSON.stringify(request("skills", { action: "list" }));
+  const base = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "skills",
+  };
+  const cases: [string, string, (side: Side) => RequestInit][] = [
+    ["no token", "/mcp", () => ({ method: "POST", headers: base, body })],
+    [
+      "an unknown token",
+      "/mcp",
+      () => ({ method: "POST", headers: { ...base, authorization: "Bearer lo_nobody" }, body }),
+    ],
+    [
+      "another site's page",
+      "/mcp",
+      (side) => ({
+        method: "POST",
+        headers: { ...base, authorization: `Bearer ${side.token}`, origin: "https://evil.example" },
+        body,
+      }),
+    ],
+    [
+      "a body that is not JSON",
+      "/mcp",
+      (side) => ({ method: "POST", headers: { ...base, authorization: `Bearer ${side.token}` }, body: "{nope" }),
+    ],
+    [
+      "a body over the limit",
+      "/mcp",
+      (side) => ({
+        method: "POST",
+        headers: { ...base, authorization: `Bearer ${side.token}` },
+        body: `{"pad":"${"x".repeat(5 * 1024 * 1024)}"}`,
+      }),
+    ],
+    [
+      "an unknown mode",
+      "/mcp?mode=yolo",
+      (side) => ({ method: "POST", headers: { ...base, authorization: `Bearer ${side.token}` }, body }),
+    ],
+    [
+      "an endpoint that does not exist",
+      "/mcp/e/nope",
+      (side) => ({ method: "POST", headers: { ...base, authorization: `Bearer ${side.token}` }, body }),
+    ],
+    [
+      "a single server of a workspace that does not exist",
+      "/mcp/s/nobody/up",
+      (side) => ({ method: "POST", headers: { ...base, authorization: `Bearer ${side.token}` }, body }),
+    ],
+  ];
+  it.each(cases)("%s", async (_, path, init) => {
+    const a = await answerOf(await fetch(`${fast.server.url}${path}`, init(fast)), fast.server.url);
+    const b = await answerOf(await fetch(`${sdk.server.url}${path}`, init(sdk)), sdk.server.url);
+    expect(a.status).toBeGreaterThanOrEqual(400);
+    expect({ status: a.status, headers: a.headers, body: withoutRequestId(a.body) }).toEqual({
+      status: b.status,
+      headers: b.headers,
+      body: withoutRequestId(b.body),
+    });
+  });
+});
+
+/** An error body's request id, which names the request it answered. */
+const withoutRequestId = (body: string) => body.replace(/"requestId":"req_\w+"/, '"requestId":"…"');

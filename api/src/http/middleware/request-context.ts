@@ -1,13 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { randomBase62 } from "../../auth/secrets";
-import type { AppDeps, AppEnv } from "../env";
+import type { AppDeps, AppEnv, AppVariables } from "../env";
 import { describeError } from "../errors";
 
-/**
- * Per-request context: a request id (echoed as X-Request-Id), the clock, a database from the
- * provider (released after the response), deferred work, and one structured log line.
- */
 // Request ids need to be unique, not secret: a random prefix per process (or isolate) and a counter.
 // The prefix is drawn on first use: Workers refuse random values in global scope.
 let prefix: string | undefined;
@@ -18,42 +14,61 @@ function nextRequestId(): string {
   return `req_${prefix}${counter.toString(36).padStart(6, "0")}`;
 }
 
-export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
+/**
+ * What the request scope needs of a request and its answer: Hono's context gives it for every
+ * route, and the Node host's MCP lane gives it without Hono (see entry/node-mcp-lane.ts).
+ */
+export interface ScopedExchange {
+  req: { method: string; path: string };
+  get<K extends keyof AppVariables>(key: K): AppVariables[K];
+  set<K extends keyof AppVariables>(key: K, value: AppVariables[K]): void;
+  /** The answer's status, once the handler has run. */
+  status(): number;
+  /** Sets a header on the answer once the handler has run. */
+  finalHeader(name: string, value: string): void;
+  /** Keeps the runtime alive for work after the answer (Workers); absent where it lives on anyway. */
+  waitUntil?(work: Promise<unknown>): void;
+}
+
+/** Runs `handle` in a request's scope (see `requestContext`). */
+export function requestScope(deps: AppDeps, csrfKey: Uint8Array) {
   const clock = deps.clock ?? (() => new Date());
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return async (x: ScopedExchange, handle: () => Promise<void>) => {
     const started = performance.now();
     const requestId = nextRequestId();
     const { db, release } = deps.database.acquire();
     const deferred: Array<() => Promise<unknown>> = [];
-    c.set("requestId", requestId);
-    c.set("now", clock());
-    c.set("db", db);
-    c.set("deps", deps);
-    c.set("csrfKey", csrfKey);
-    c.set("principal", undefined);
-    c.set("rawBody", undefined);
-    c.set("lane", undefined);
-    c.set("wrote", false);
-    c.set("defer", (work) => deferred.push(work));
+    x.set("requestId", requestId);
+    x.set("now", clock());
+    x.set("db", db);
+    x.set("deps", deps);
+    x.set("csrfKey", csrfKey);
+    x.set("principal", undefined);
+    x.set("rawBody", undefined);
+    x.set("lane", undefined);
+    x.set("wrote", false);
+    x.set("defer", (work) => deferred.push(work));
     try {
-      await next();
+      await handle();
     } finally {
       // Read-your-writes on this instance: a write answered here is seen by the very next request,
       // before Postgres's notification of it arrives. MCP requests are reads but for skill_edit,
       // which the endpoint reports itself.
-      if (c.req.method !== "GET" && c.req.method !== "HEAD" && (!c.req.path.startsWith("/mcp") || c.get("wrote")))
+      const { method, path } = x.req;
+      if (method !== "GET" && method !== "HEAD" && (!path.startsWith("/mcp") || x.get("wrote")))
         deps.freshness?.wroteHere();
       const ms = Math.round((performance.now() - started) * 100) / 100;
       // Server time, for clients and benchmarks that separate it from the network.
-      setFinalHeader(c, "X-Request-Id", requestId);
-      const lane = c.get("lane");
-      setFinalHeader(c, "Server-Timing", `app;dur=${ms}${lane ? `, lane;desc="${lane}"` : ""}`);
-      const principal = c.get("principal");
-      deps.logger.log(c.res.status >= 500 ? "error" : "info", "request", {
+      x.finalHeader("X-Request-Id", requestId);
+      const lane = x.get("lane");
+      x.finalHeader("Server-Timing", `app;dur=${ms}${lane ? `, lane;desc="${lane}"` : ""}`);
+      const principal = x.get("principal");
+      const status = x.status();
+      deps.logger.log(status >= 500 ? "error" : "info", "request", {
         requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
+        method,
+        path,
+        status,
         ms,
         ...(principal
           ? {
@@ -73,10 +88,32 @@ export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
         }
         await release();
       })();
-      if (deps.waitUntil) deps.waitUntil(c, after);
+      if (x.waitUntil) x.waitUntil(after);
       else void after;
     }
-  });
+  };
+}
+
+/**
+ * Per-request context: a request id (echoed as X-Request-Id), the clock, a database from the
+ * provider (released after the response), deferred work, and one structured log line.
+ */
+export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
+  const scope = requestScope(deps, csrfKey);
+  const waitUntil = deps.waitUntil;
+  return createMiddleware<AppEnv>((c, next) =>
+    scope(
+      {
+        req: c.req,
+        get: (key) => c.get(key),
+        set: (key, value) => c.set(key, value),
+        status: () => c.res.status,
+        finalHeader: (name, value) => setFinalHeader(c, name, value),
+        ...(waitUntil ? { waitUntil: (work: Promise<unknown>) => waitUntil(c, work) } : {}),
+      },
+      next,
+    ),
+  );
 }
 
 /**

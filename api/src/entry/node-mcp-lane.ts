@@ -1,0 +1,198 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { McpLaneParts } from "../app";
+import type { AppVariables } from "../http/env";
+import { errorReply } from "../http/errors";
+import { tooLarge } from "../http/middleware/json-body";
+import type { ScopedExchange } from "../http/middleware/request-context";
+import type { McpBody, McpContext, McpReply } from "../mcp/endpoint";
+
+/** `/mcp`, `/mcp/e/{endpoint}` and `/mcp/s/{ws}/{slug}`, spelled plainly (anything encoded goes to Hono). */
+const MCP_PATH = /^\/mcp(?:\/e\/([\w.~-]+)|\/s\/([\w.~-]+)\/([\w.~-]+))?$/;
+
+const GONE = "Client connection prematurely closed.";
+
+/**
+ * The Node host's lane for MCP POSTs: the same endpoint, request scope and security headers as
+ * the Hono app's, without the web Request and Response around them. On a warm proxied call,
+ * building those (the headers object, the body read through a web stream, the answer converted
+ * back to Node's) cost about as much of the gateway's time as Loadout's own work. The answers
+ * are Hono's; a test holds the two to it. Returns false for a request it leaves to Hono.
+ */
+export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== "POST") return false;
+    const target = req.url ?? "";
+    const queryAt = target.indexOf("?");
+    const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    const match = MCP_PATH.exec(path);
+    const host = req.headers.host;
+    if (!match || !host) return false;
+    const url = `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}${target}`;
+    // What Hono would refuse as a bad request, it answers itself.
+    if (!URL.canParse(url)) return false;
+    void new LaneExchange(req, res, url, path, queryAt === -1 ? "" : target.slice(queryAt + 1)).answer(parts, match);
+    return true;
+  };
+}
+
+/** The request as the endpoint reads it (Hono's `c.req` gives the same). */
+class LaneRequest {
+  readonly method = "POST";
+  private params: URLSearchParams | undefined;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    readonly url: string,
+    readonly path: string,
+    private readonly search: string,
+  ) {}
+
+  /** As web Headers read them: repeated headers joined with ", ". */
+  header(name: string): string | undefined {
+    return this.incoming.headersDistinct[name.toLowerCase()]?.join(", ");
+  }
+
+  query(name: string): string | undefined {
+    this.params ??= new URLSearchParams(this.search);
+    return this.params.get(name) ?? undefined;
+  }
+}
+
+/**
+ * One request on the lane: what the endpoint (McpContext, McpBody) and the request scope
+ * (ScopedExchange) read and set, kept on one object. Methods rather than closures: a request
+ * builds no functions of its own (under tsx each would also be named at run time).
+ */
+class LaneExchange implements McpContext, McpBody, ScopedExchange {
+  readonly req: LaneRequest;
+  private readonly vars = {} as AppVariables;
+  private readonly finals: Record<string, string> = {};
+  private reply: McpReply | undefined;
+  private bytes: Promise<Buffer> | undefined;
+  private bodyRead: Buffer | undefined;
+  private controller: AbortController | undefined;
+  private closedEarly = false;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    private readonly res: ServerResponse,
+    url: string,
+    path: string,
+    query: string,
+  ) {
+    this.req = new LaneRequest(incoming, url, path, query);
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      this.closedEarly = true;
+      this.controller?.abort(new Error(GONE));
+    });
+  }
+
+  get<K extends keyof AppVariables>(key: K): AppVariables[K] {
+    return this.vars[key];
+  }
+
+  set<K extends keyof AppVariables>(key: K, value: AppVariables[K]): void {
+    this.vars[key] = value;
+  }
+
+  status(): number {
+    return this.reply ? this.reply.status : 500;
+  }
+
+  finalHeader(name: string, value: string): void {
+    this.finals[name.toLowerCase()] = value;
+  }
+
+  async answer(parts: McpLaneParts, match: RegExpExecArray): Promise<void> {
+    const [, endpointId, ws, slug] = match;
+    try {
+      await parts.scope(this, async () => {
+        try {
+          this.reply = await parts.serve(this, this, endpointId ?? null, ws && slug ? { ws, slug } : null);
+        } catch (error) {
+          const failed = errorReply(error, this.vars.requestId, this.vars.deps?.logger);
+          this.reply = { status: failed.status, headers: failed.headers, payload: JSON.stringify(failed.body) };
+        }
+      });
+      await this.write(this.reply as McpReply, { ...(await parts.securityHeaders), ...this.finals });
+    } catch (error) {
+      // Nothing more can be said to a client whose connection broke mid-answer.
+      if (!this.res.headersSent) this.res.writeHead(500).end();
+      else this.res.destroy(error as Error);
+    }
+  }
+
+  read(limit: number): Promise<Uint8Array> {
+    this.bytes ??= new Promise<Buffer>((resolve, reject) => {
+      const req = this.incoming;
+      const declared = req.headers["content-length"];
+      if (declared !== undefined && /^\d{1,15}$/.test(declared) && Number(declared) > limit)
+        return reject(tooLarge(limit));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      // Settling twice is a no-op: whichever of these comes first decides.
+      req.on("data", (chunk: Buffer) => {
+        if (size > limit) return;
+        size += chunk.byteLength;
+        if (size > limit) {
+          // The rest is never read: the answer closes the connection (tooLarge says so).
+          req.pause();
+          reject(tooLarge(limit));
+        } else chunks.push(chunk);
+      });
+      req.once("end", () => {
+        if (size > limit) return;
+        this.bodyRead = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        resolve(this.bodyRead);
+      });
+      req.once("error", reject);
+      req.once("close", () => reject(new Error(GONE)));
+    });
+    return this.bytes;
+  }
+
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.closedEarly) this.controller.abort(new Error(GONE));
+    }
+    return this.controller.signal;
+  }
+
+  web(): Request {
+    const headers = new Headers();
+    const raw = this.incoming.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+    const body = this.bodyRead ? new Uint8Array(this.bodyRead) : null;
+    return new Request(this.req.url, { method: "POST", headers, body, signal: this.signal() });
+  }
+
+  private async write(reply: McpReply, extra: Record<string, string>) {
+    const res = this.res;
+    if ("payload" in reply) {
+      res.writeHead(reply.status, {
+        ...reply.headers,
+        ...extra,
+        "content-length": String(Buffer.byteLength(reply.payload)),
+      });
+      res.end(reply.payload);
+      return;
+    }
+    // The SDK's answer: JSON, or an event stream passed on as it comes.
+    const headers: Record<string, string> = {};
+    reply.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    res.writeHead(reply.status, { ...headers, ...extra });
+    if (!reply.body) {
+      res.end();
+      return;
+    }
+    res.flushHeaders();
+    await pipeline(Readable.fromWeb(reply.body as NodeReadableStream<Uint8Array>), res);
+  }
+}
