@@ -5,9 +5,10 @@
  * 3. `tools/call echo` of a light upstream of its own (`bench-echo`, the helper's 5 tools: the
  *    helper builds an SDK server per request, so 64 tools would cost more than the call), in a
  *    process of its own (see echo-process.ts), through /mcp against the same call made directly
- *    to the upstream, 1,000 sequential pairs interleaved after 100 warm-up pairs: p50/p90/p99
- *    each way and the added latency, with
- *    the gateway's CPU time per proxied call over those pairs.
+ *    to the upstream and through the floor (floor-proxy.ts: a bare Node forwarder, what any Node
+ *    gateway adds on this machine), 1,000 sequential rounds interleaved after 100 warm-up rounds:
+ *    p50/p90/p99 each way, the added latency of Loadout and of the floor, and the gateway's CPU
+ *    time per proxied call over those rounds.
  * 4. Throughput: 20 concurrent clients (async loops of sequential calls) for BENCH_DURATION s
  *    (default 10) directly, then through Loadout, after 1 s of warm-up each: calls/s each way and
  *    their ratio; over the proxied phase, the gateway process's CPU time per call (utime + stime
@@ -19,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type StatelessUpstream, startStatelessUpstream } from "../src/helpers/upstreams";
 import { type EchoProcess, startEchoProcess } from "./echo-process";
+import { type FloorProxy, startFloorProxy } from "./floor-proxy";
 import { META, mcpHeaders, percentile, rpcAnswer, signUpAndToken } from "./mcp";
 import type { ServerProcess } from "./server-process";
 
@@ -32,6 +34,10 @@ export interface ProxyFigures {
   addedP50: number;
   addedP90: number;
   addedP99: number;
+  /** What the bare forwarder adds (floor-proxy.ts), from the same rounds. */
+  floorP50: number;
+  floorP90: number;
+  floorP99: number;
   /** Gateway CPU ms per proxied call over the sequential pairs. */
   sequentialCpuPerCall: number;
   clients: number;
@@ -152,6 +158,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
   if (pid === undefined) throw new Error("the server process has no pid");
   const upstreams: StatelessUpstream[] = [];
   let echo: EchoProcess | undefined;
+  let floor: FloorProxy | undefined;
   try {
     const token = await signUpAndToken(server.url, "bench-proxy@example.com", ["mcp", "servers:read", "servers:write"]);
     // One upstream per server with 60 fillers on top of the helper's own tools (Loadout offers 64 of each).
@@ -188,18 +195,22 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     const directHeaders = { ...mcpHeaders("", "tools/call", "echo") };
     delete directHeaders.authorization;
     const proxiedHeaders = mcpHeaders(token, "tools/call", PROXIED_ECHO);
+    floor = await startFloorProxy(echo.url);
 
-    // 3. Direct vs proxied, interleaved so that drift hits both alike.
+    // 3. Direct, through the floor and through Loadout, interleaved so that drift hits all alike.
     const direct: number[] = [];
+    const floored: number[] = [];
     const proxied: number[] = [];
     let sequentialCpu = 0;
     for (let i = 0; i < PAIRS + WARM_PAIRS; i++) {
       if (i === WARM_PAIRS) sequentialCpu = -cpuMs(pid);
       const text = `call ${i}`;
       const d = await timedCall(echo.url, directHeaders, callBody("echo", text), text);
+      const f = await timedCall(floor.url, directHeaders, callBody("echo", text), text);
       const p = await timedCall(`${server.url}/mcp`, proxiedHeaders, callBody(PROXIED_ECHO, text), text);
       if (i >= WARM_PAIRS) {
         direct.push(d);
+        floored.push(f);
         proxied.push(p);
       }
     }
@@ -232,6 +243,9 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       addedP50: p50(proxied) - p50(direct),
       addedP90: p90(proxied) - p90(direct),
       addedP99: p99(proxied) - p99(direct),
+      floorP50: p50(floored) - p50(direct),
+      floorP90: p90(floored) - p90(direct),
+      floorP99: p99(floored) - p99(direct),
       sequentialCpuPerCall: sequentialCpu / PAIRS,
       clients: CLIENTS,
       durationS: DURATION_S,
@@ -247,7 +261,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       secondSessionUpstreamRequests: after - before,
     };
   } finally {
-    await Promise.all([...upstreams, ...(echo ? [echo] : [])].map((u) => u.stop()));
+    await Promise.all([...upstreams, ...(echo ? [echo] : []), ...(floor ? [floor] : [])].map((u) => u.stop()));
   }
 }
 
@@ -266,6 +280,12 @@ export function printProxy(f: ProxyFigures): void {
   );
   console.log(
     `${label(`tools/call added latency, p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.addedP99).padStart(6)} ms     ≤ 3 ms (${x(f.addedP99 / 3)}×)   ratio ${x(f.proxiedP99 / f.directP99)}×`,
+  );
+  console.log(
+    `${label("the floor: a bare Node forwarder adds, p50 / p90 / p99")}${x(f.floorP50).padStart(6)} ms     -                p90 ${x(f.floorP90)} ms, p99 ${x(f.floorP99)} ms`,
+  );
+  console.log(
+    `${label("Loadout over the floor, p50 / p90 / p99")}${x(f.addedP50 - f.floorP50).padStart(6)} ms     -                p90 ${x(f.addedP90 - f.floorP90)} ms, p99 ${x(f.addedP99 - f.floorP99)} ms`,
   );
   console.log(
     `${label("gateway CPU per proxied call, sequential")}${x(f.sequentialCpuPerCall).padStart(6)} ms     ≤ 0.4 ms (${x(f.sequentialCpuPerCall / 0.4)}×)`,

@@ -1,0 +1,87 @@
+/**
+ * The floor under the proxy bench's added latency: the least any Node gateway adds on this
+ * machine. A forwarder with none of Loadout's work (no token, no lookup, no checks, no log):
+ * Node's HTTP server reads the JSON-RPC body and parses it, undici sends it to the upstream on a
+ * kept-alive connection, and the answer is read whole, parsed and written back. It runs in a
+ * process of its own, like the server under test and the upstream, so that the extra hop costs
+ * it what it costs Loadout. Machines differ by more than the targets' margins (the same calls
+ * take twice as long on some days' machines as on others'), so the bench prints Loadout's added
+ * latency beside this one's.
+ *
+ * Run as a child: prints `{"url": …}` once listening; stops when stdin closes.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Agent, request } from "undici";
+
+export interface FloorProxy {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the forwarder to `upstream` in a child process (Node with tsx, like the server under test). */
+export async function startFloorProxy(upstream: string): Promise<FloorProxy> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), upstream], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the floor proxy exited (${code})`)));
+  });
+  const { url } = JSON.parse(line) as { url: string };
+  return {
+    url,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+/** The headers a 2026-07-28 call carries that the upstream reads. */
+const PASSED = ["content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
+
+// As the child: forward until stdin closes.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const upstream = process.argv[2] ?? "";
+  const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", async () => {
+      try {
+        const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+        const headers: Record<string, string> = {};
+        for (const name of PASSED) {
+          const value = req.headers[name];
+          if (typeof value === "string") headers[name] = value;
+        }
+        const answer = await request(upstream, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(message),
+          dispatcher,
+        });
+        const text = JSON.stringify(JSON.parse(await answer.body.text()));
+        res.writeHead(answer.statusCode, {
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(text)),
+        });
+        res.end(text);
+      } catch (error) {
+        res.writeHead(502, { "content-type": "text/plain" }).end(String(error));
+      }
+    });
+  });
+  server.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`);
+  });
+  createInterface({ input: process.stdin }).on("close", () => {
+    server.close();
+    void dispatcher.close().then(() => process.exit(0));
+  });
+}
