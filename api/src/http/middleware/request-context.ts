@@ -100,20 +100,40 @@ export function requestScope(deps: AppDeps, csrfKey: Uint8Array) {
  */
 export function requestContext(deps: AppDeps, csrfKey: Uint8Array) {
   const scope = requestScope(deps, csrfKey);
-  const waitUntil = deps.waitUntil;
-  return createMiddleware<AppEnv>((c, next) =>
-    scope(
-      {
-        req: c.req,
-        get: (key) => c.get(key),
-        set: (key, value) => c.set(key, value),
-        status: () => c.res.status,
-        finalHeader: (name, value) => setFinalHeader(c, name, value),
-        ...(waitUntil ? { waitUntil: (work: Promise<unknown>) => waitUntil(c, work) } : {}),
-      },
-      next,
-    ),
-  );
+  return createMiddleware<AppEnv>((c, next) => scope(new HonoExchange(c, deps), next));
+}
+
+/** Hono's context as the request scope reads it. */
+class HonoExchange implements ScopedExchange {
+  constructor(
+    private readonly c: Context<AppEnv>,
+    private readonly deps: AppDeps,
+  ) {}
+
+  get req() {
+    return this.c.req;
+  }
+
+  get<K extends keyof AppVariables>(key: K): AppVariables[K] {
+    return this.c.get(key);
+  }
+
+  set<K extends keyof AppVariables>(key: K, value: AppVariables[K]): void {
+    this.c.set(key, value);
+  }
+
+  status(): number {
+    return this.c.res.status;
+  }
+
+  finalHeader(name: string, value: string): void {
+    setFinalHeader(this.c, name, value);
+  }
+
+  waitUntil(work: Promise<unknown>): void {
+    if (this.deps.waitUntil) this.deps.waitUntil(this.c, work);
+    else void work;
+  }
 }
 
 /**
