@@ -1,0 +1,123 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp, TestUser } from "../testing";
+import { nodeMcpLane } from "./node-mcp-lane";
+
+/**
+ * The lane alone, with nothing behind it: what it takes is answered by the app's endpoint, and
+ * what it leaves to Hono reaches the fallback (a 599 here). test/src/mcp/fast-lane.test.ts holds
+ * its answers to Hono's.
+ */
+let t: TestApp;
+let server: Server;
+let base: string;
+let secret: string;
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "lane-test", version: "1" },
+};
+const call = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args, _meta: META } });
+const headers = (token?: string) => ({
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "skills",
+});
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const ada = await TestUser.signUp(t.app, "ada@example.com");
+  secret = (await ada.createToken({ name: "lane", scopes: ["mcp"] })).secret;
+  const lane = nodeMcpLane(t.app.mcpLane);
+  server = createServer((req, res) => {
+    if (!lane(req, res)) res.writeHead(599).end("left to Hono");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+});
+
+describe("the Node host's MCP lane", () => {
+  it("answers a call through the endpoint, with the request scope's and the security headers", async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: headers(secret),
+      body: call("skills", { action: "list" }),
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { id: unknown; result?: { content?: unknown[] } };
+    expect(answer.id).toBe(7);
+    expect(Array.isArray(answer.result?.content)).toBe(true);
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(res.headers.get("server-timing")).toMatch(/^app;dur=[\d.]+, lane;desc="fast"$/);
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(t.logs.some((l) => l.msg === "request" && l.path === "/mcp" && l.status === 200)).toBe(true);
+  });
+
+  it("refuses a request without a token as the endpoint does, with its challenge", async () => {
+    const res = await fetch(`${base}/mcp/e/some-endpoint?mode=plan`, {
+      method: "POST",
+      headers: headers(),
+      body: call("skills", { action: "list" }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/e/some-endpoint", scope="mcp"`,
+    );
+    const answer = (await res.json()) as { error: { data: { code: string; requestId: string } } };
+    expect(answer.error.data).toEqual({ code: "unauthorized", requestId: res.headers.get("x-request-id") });
+  });
+
+  it.each([
+    ["declared", () => `{"pad":"${"x".repeat(4 * 1024 * 1024)}"}`],
+    // Chunked, with no length: refused once the bytes read pass the limit.
+    [
+      "read",
+      () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < 5; i++) controller.enqueue(new Uint8Array(1024 * 1024).fill(32));
+            controller.close();
+          },
+        }),
+    ],
+  ])("refuses a body over 4 MiB (%s) and closes the connection", async (_, body) => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: headers(secret),
+      body: body(),
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain("4 MiB");
+  });
+
+  it.each([
+    ["GET /mcp", "GET", "/mcp"],
+    ["DELETE /mcp", "DELETE", "/mcp"],
+    ["a trailing slash", "POST", "/mcp/"],
+    ["an encoded path", "POST", "/mcp/e/a%20b"],
+    ["another path", "POST", "/v1/me"],
+    ["an MCP path with a part too many", "POST", "/mcp/s/me/up/extra"],
+  ])("leaves %s to Hono", async (_, method, path) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: headers(secret),
+      ...(method === "POST" ? { body: call("skills", { action: "list" }) } : {}),
+    });
+    expect(res.status).toBe(599);
+    expect(await res.text()).toBe("left to Hono");
+  });
+});
