@@ -502,6 +502,8 @@ describe("a misbehaving upstream", () => {
   });
 
   it("cuts a 20 MB result to 1 MiB with a note", async () => {
+    // Making and sending 20 MB can take longer than the 1.5 s the hang test needs, on a busy machine.
+    await patchServer("odd", { callTimeoutMs: 30_000 });
     const client = await connect();
     const result = await client.callTool({ name: "odd_huge", arguments: {} });
     const text = textOf(result);
@@ -556,6 +558,8 @@ describe("a misbehaving upstream on a 2025 revision, called inside its session w
       expect(garbage.isError).toBe(true);
       expect(textOf(garbage)).toMatch(/sent once and not retried/);
     }
+    // Making and sending 20 MB can take longer than the 1.5 s the hang test needs, on a busy machine.
+    await patchServer("old", { callTimeoutMs: 30_000 });
     const huge = textOf(await client.callTool({ name: "old_huge", arguments: {} }));
     expect(huge).toMatch(/Loadout cut this result: the server returned more than 1024 KiB of text/);
     // Each failure dropped the session; the next call opened a new one and went direct again.
