@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fastLaneAnswer, fastLaneCall, toolError } from "./fast-lane";
+import { answerWithResult, fastLaneCall, fastLaneResultJson, toolError } from "./fast-lane";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -82,8 +82,10 @@ describe("fastLaneCall", () => {
   });
 });
 
-describe("fastLaneAnswer", () => {
+describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the endpoint writes it)", () => {
   const SERVER = { name: "loadout", title: "Loadout", version: "0.1.0" };
+  const fastLaneAnswer = (id: string | number, result: Parameters<typeof fastLaneResultJson>[0], server = SERVER) =>
+    answerWithResult(id, fastLaneResultJson(result, server));
 
   it("adds resultType and the server's identity, as the SDK encodes a 2026-07-28 result", () => {
     const answer = JSON.parse(fastLaneAnswer(7, { content: [{ type: "text", text: "hi" }] }, SERVER));

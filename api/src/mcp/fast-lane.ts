@@ -103,19 +103,11 @@ interface ToolResultLike {
 }
 
 /**
- * The JSON-RPC answer to a fast-lane call, as the SDK encodes a tool result on 2026-07-28: a text
- * fallback for structured content that is not an object, `resultType`, and the server's identity
- * under `_meta`.
+ * The result of a fast-lane call, serialized as the SDK encodes a tool result on 2026-07-28: a
+ * text fallback for structured content that is not an object, `resultType`, and the server's
+ * identity under `_meta`. The same for every call that gets this result; `answerWithResult` wraps
+ * it in the JSON-RPC answer.
  */
-export function fastLaneAnswer(
-  id: string | number,
-  result: ToolResultLike,
-  serverInfo: { name: string; title?: string; version: string },
-): string {
-  return answerWithResult(id, fastLaneResultJson(result, serverInfo));
-}
-
-/** The result part of that answer, serialized (the same for every call that gets this result). */
 export function fastLaneResultJson(
   result: ToolResultLike,
   serverInfo: { name: string; title?: string; version: string },
