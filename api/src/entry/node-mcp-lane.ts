@@ -118,7 +118,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
           this.reply = { status: failed.status, headers: failed.headers, payload: JSON.stringify(failed.body) };
         }
       });
-      await this.write(this.reply as McpReply, { ...(await parts.securityHeaders), ...this.finals });
+      await this.write(this.reply as McpReply, await parts.securityHeaders);
     } catch (error) {
       // Nothing more can be said to a client whose connection broke mid-answer.
       if (!this.res.headersSent) this.res.writeHead(500).end();
@@ -171,12 +171,17 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     return new Request(this.req.url, { method: "POST", headers, body, signal: this.signal() });
   }
 
-  private async write(reply: McpReply, extra: Record<string, string>) {
+  /**
+   * Writes the answer: its own headers, the security headers over them, and the scope's (request
+   * id, timing) last, as Hono's middleware order gives them.
+   */
+  private async write(reply: McpReply, security: Record<string, string>) {
     const res = this.res;
     if ("payload" in reply) {
       res.writeHead(reply.status, {
         ...reply.headers,
-        ...extra,
+        ...security,
+        ...this.finals,
         "content-length": String(Buffer.byteLength(reply.payload)),
       });
       res.end(reply.payload);
@@ -187,7 +192,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     reply.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    res.writeHead(reply.status, { ...headers, ...extra });
+    res.writeHead(reply.status, { ...headers, ...security, ...this.finals });
     if (!reply.body) {
       res.end();
       return;
