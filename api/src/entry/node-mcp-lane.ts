@@ -18,8 +18,8 @@ const GONE = "Client connection prematurely closed.";
  * The Node host's lane for MCP POSTs: the same endpoint, request scope and security headers as
  * the Hono app's, without the web Request and Response around them. On a warm proxied call,
  * building those (the headers object, the body read through a web stream, the answer converted
- * back to Node's) cost about as much of the gateway's time as Loadout's own work. The answers
- * are Hono's; a test holds the two to it. Returns false for a request it leaves to Hono.
+ * back to Node's) cost about half as much as Loadout's own work. The answers are Hono's; a
+ * test holds the two to it. Returns false for a request it leaves to Hono.
  */
 export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
