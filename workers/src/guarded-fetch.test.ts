@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FetchGuard, guardedFetch, UpstreamRefused } from "./guarded-fetch";
+import { type FetchGuard, guardedFetch, guardedPost, UpstreamRefused } from "./guarded-fetch";
+import type { UpstreamPost } from "./pool";
 
 /** A guard like production's, with a resolver the test controls. */
 const names: Record<string, string[]> = {
@@ -64,5 +65,62 @@ describe("guardedFetch", () => {
     await expect(guardedFetch(guard(true))(`${base}/post-redirect`, { method: "POST", body: "{}" })).rejects.toThrow(
       /redirected a POST/,
     );
+  });
+});
+
+describe("guardedPost", () => {
+  /** A guard that counts its checks, over a POST that answers without a network. */
+  function counted(allowLoopback: boolean) {
+    const checks: string[] = [];
+    const inner = guard(allowLoopback);
+    const g: FetchGuard = {
+      ...inner,
+      urlProblem: (url) => {
+        checks.push(url);
+        return inner.urlProblem(url);
+      },
+    };
+    const sent: string[] = [];
+    const base: UpstreamPost = async (url) => {
+      sent.push(url);
+      return { status: 200, contentType: "application/json", body: (async function* () {})() };
+    };
+    return { g, base, checks, sent };
+  }
+  const init = { headers: {}, body: "{}", signal: new AbortController().signal };
+
+  it("checks every POST when told to remember nothing, and refuses before sending", async () => {
+    const { g, base, checks, sent } = counted(false);
+    const post = guardedPost(g, base);
+    await post("https://public.example/mcp", init);
+    await post("https://public.example/mcp", init);
+    expect(checks).toHaveLength(2);
+    await expect(post("https://sneaky.example/mcp", init)).rejects.toThrow(/10\.0\.0\.7/);
+    await expect(post("http://127.0.0.1:1/mcp", init)).rejects.toBeInstanceOf(UpstreamRefused);
+    expect(sent).toEqual(["https://public.example/mcp", "https://public.example/mcp"]);
+  });
+
+  it("lets a URL that passed through unchecked for as long as it remembers, then checks it again", async () => {
+    const { g, base, checks } = counted(false);
+    let now = 1_000;
+    const post = guardedPost(g, base, { ms: 30_000, now: () => now });
+    await post("https://public.example/mcp", init);
+    now += 29_999;
+    await post("https://public.example/mcp", init);
+    expect(checks).toHaveLength(1);
+    now += 1;
+    await post("https://public.example/mcp", init);
+    expect(checks).toHaveLength(2);
+    // Another URL on the same host is a URL of its own.
+    await post("https://public.example/other", init);
+    expect(checks).toHaveLength(3);
+  });
+
+  it("never remembers a refusal", async () => {
+    const { g, base, checks, sent } = counted(false);
+    const post = guardedPost(g, base, { ms: 30_000, now: () => 0 });
+    for (let i = 0; i < 2; i++) await expect(post("https://metadata.example/mcp", init)).rejects.toThrow(/169\.254/);
+    expect(checks).toHaveLength(2);
+    expect(sent).toEqual([]);
   });
 });

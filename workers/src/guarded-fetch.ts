@@ -33,10 +33,32 @@ export async function checkUpstreamUrl(guard: FetchGuard, url: URL): Promise<voi
   }
 }
 
-/** A POST under the same guard (a POST is never redirected: see guardedFetch). */
-export function guardedPost(guard: FetchGuard, base: UpstreamPost): UpstreamPost {
+/** How long a URL that passed the guard is not checked again, and the clock that says so. */
+export interface RememberedChecks {
+  ms: number;
+  now(): number;
+}
+
+/** URLs remembered at most (then all are forgotten at once). */
+const MAX_REMEMBERED = 1_000;
+
+/**
+ * A POST under the same guard (a POST is never redirected: see guardedFetch). With `remember`,
+ * a URL that passed is let through without a new check for that long: only for a host whose
+ * HTTP client checks the addresses of every connection it opens (Node's dispatcher), and no
+ * longer than its resolver remembers a host's addresses, so that nothing is let through that
+ * checking again would have refused. Refusals are never remembered.
+ */
+export function guardedPost(guard: FetchGuard, base: UpstreamPost, remember?: RememberedChecks): UpstreamPost {
+  const passed = new Map<string, number>();
   return async (url, init) => {
-    await checkUpstreamUrl(guard, new URL(url));
+    if (!remember || (passed.get(url) ?? 0) <= remember.now()) {
+      await checkUpstreamUrl(guard, new URL(url));
+      if (remember) {
+        if (passed.size >= MAX_REMEMBERED) passed.clear();
+        passed.set(url, remember.now() + remember.ms);
+      }
+    }
     return base(url, init);
   };
 }

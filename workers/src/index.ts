@@ -4,7 +4,7 @@
  * on Node and, later, behind a service binding on Workers.
  */
 export type { CallToolResult } from "@modelcontextprotocol/client";
-export { type FetchGuard, guardedFetch, guardedPost, UpstreamRefused } from "./guarded-fetch";
+export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, UpstreamRefused } from "./guarded-fetch";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,

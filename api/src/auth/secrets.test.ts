@@ -1,4 +1,7 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { describe, expect, it } from "vitest";
+import { nodeSha256Hex } from "./node-sha256";
 import {
   csrfTokenFor,
   deriveKey,
@@ -7,6 +10,7 @@ import {
   newApiTokenSecret,
   randomBase62,
   safeEqual,
+  useNativeSha256,
 } from "./secrets";
 
 describe("secrets", () => {
@@ -34,5 +38,18 @@ describe("secrets", () => {
     expect(csrfTokenFor(a, "ses_1")).not.toBe(csrfTokenFor(a, "ses_2"));
     expect(safeEqual("abc", "abc")).toBe(true);
     expect(safeEqual("abc", "abd")).toBe(false);
+  });
+
+  it("hashes the same with the host's native SHA-256 as with the portable one", () => {
+    const samples = ["abc", "", newApiTokenSecret(), "loa_ünïcødé ✓ 🔑", "x".repeat(10_000)];
+    const portable = samples.map(hashSecret);
+    expect(portable[0]).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(samples.map(nodeSha256Hex)).toEqual(portable);
+    useNativeSha256(nodeSha256Hex);
+    try {
+      expect(samples.map(hashSecret)).toEqual(portable);
+    } finally {
+      useNativeSha256((text) => bytesToHex(sha256(utf8ToBytes(text))));
+    }
   });
 });

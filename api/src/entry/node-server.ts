@@ -13,7 +13,9 @@ import { openDatabase } from "@loadout/db/open";
 import { UpstreamPool } from "@loadout/workers";
 import { createApp } from "../app";
 import { nodeScrypt } from "../auth/node-scrypt";
+import { nodeSha256Hex } from "../auth/node-sha256";
 import { createPasswordHasher } from "../auth/password";
+import { useNativeSha256 } from "../auth/secrets";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
@@ -25,6 +27,9 @@ import {
 import type { NodeEnv } from "./node-env";
 import { nodeMcpLane } from "./node-mcp-lane";
 import { dispatchedFetch, dispatchedPost, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
+
+/** How long an upstream host's addresses, and a URL's pass of the SSRF guard, are remembered. */
+const RESOLVED_FOR_MS = 30_000;
 
 export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
 
@@ -99,6 +104,7 @@ export async function startNodeServer(
     clock?: () => Date;
   } = {},
 ): Promise<RunningServer> {
+  useNativeSha256(nodeSha256Hex);
   const dataDir = path.resolve(env.LOADOUT_DATA_DIR);
   const secretKey = env.LOADOUT_SECRET_KEY ?? localSecretKey(dataDir);
   const database =
@@ -127,9 +133,14 @@ export async function startNodeServer(
   // Checked twice: by the guarded fetch before each request, and by the dispatcher on every
   // connection it opens (what a rebinding DNS answer would slip past the first check).
   const dispatcher = upstreamDispatcher({ allowLoopback: allowLoopbackUpstreams });
-  const upstreamResolve = rememberedResolver(resolveHost);
+  const upstreamResolve = rememberedResolver(resolveHost, RESOLVED_FOR_MS);
   const upstreamFetch = guardedUpstreamFetch(upstreamResolve, allowLoopbackUpstreams, dispatchedFetch(dispatcher));
-  const post = guardedUpstreamPost(upstreamResolve, allowLoopbackUpstreams, dispatchedPost(dispatcher));
+  // A warm call's URL is checked once per resolver lifetime, not per call: the dispatcher checks
+  // every connection's addresses anyway.
+  const post = guardedUpstreamPost(upstreamResolve, allowLoopbackUpstreams, dispatchedPost(dispatcher), {
+    ms: RESOLVED_FOR_MS,
+    now: Date.now,
+  });
   const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch, postFor: () => post });
   const app = createApp({
     callRecorder,

@@ -3,6 +3,7 @@ import {
   type FetchGuard,
   guardedFetch,
   guardedPost,
+  type RememberedChecks,
   type UpstreamPool,
   type UpstreamPost,
   type UpstreamTarget,
@@ -65,8 +66,9 @@ export function upstreamPost(
   resolveHost: (host: string) => Promise<string[]>,
   allowLoopback: boolean,
   base: UpstreamPost,
+  remember?: RememberedChecks,
 ): UpstreamPost {
-  return guardedPost(upstreamGuard(resolveHost, allowLoopback), base);
+  return guardedPost(upstreamGuard(resolveHost, allowLoopback), base, remember);
 }
 
 /**
