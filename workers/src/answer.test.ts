@@ -69,6 +69,15 @@ describe("readAnswer (reading as the answer arrives)", () => {
     expect(await readAnswer(chunks(parts), "application/json", "c1", () => {})).toEqual({ result: { content: [] } });
   });
 
+  it("reads a JSON body whole where the body offers its text, and an SSE body by its chunks still", async () => {
+    const json = JSON.stringify({ jsonrpc: "2.0", id: "t1", result: { content: [] } });
+    const whole = Object.assign(chunks(["not what text() says"]), { text: async () => json });
+    expect(await readAnswer(whole, "application/json", "t1", () => {})).toEqual({ result: { content: [] } });
+    const event = `data: ${JSON.stringify({ jsonrpc: "2.0", id: "t2", result: {} })}\n\n`;
+    const sse = Object.assign(chunks([event]), { text: async () => "not read for a stream" });
+    expect(await readAnswer(sse, "text/event-stream", "t2", () => {})).toEqual({ result: {} });
+  });
+
   it("answers as soon as the event arrives, though the server keeps the stream open, and cuts the rest later", async () => {
     const event = `data: ${JSON.stringify({ jsonrpc: "2.0", id: "c2", result: { content: [] } })}\n\n`;
     let cut = false;

@@ -8,7 +8,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { type Answer, readAnswer } from "./direct-answer";
+import { type Answer, type AnswerBody, readAnswer } from "./direct-answer";
 import { planAllows } from "./plan";
 
 /** Tools per server beyond which the rest are not offered (DESIGN.md, "Remote MCP servers"). */
@@ -59,7 +59,7 @@ export interface PoolOptions {
 export type UpstreamPost = (
   url: string,
   init: { headers: Record<string, string>; body: string; signal: AbortSignal },
-) => Promise<{ status: number; contentType: string; body: AsyncIterable<Uint8Array> }>;
+) => Promise<{ status: number; contentType: string; body: AnswerBody }>;
 
 /** A web stream's chunks (a reader loop: not every runtime's types make the stream iterable). */
 async function* chunksOf(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
