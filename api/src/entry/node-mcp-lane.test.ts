@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, TestUser } from "../testing";
 import { nodeMcpLane } from "./node-mcp-lane";
@@ -13,6 +13,8 @@ let t: TestApp;
 let server: Server;
 let base: string;
 let secret: string;
+/** For each answer (by request id): how many log entries there were when it was sent. */
+const logsWhenSent = new Map<string, number>();
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -36,6 +38,18 @@ beforeAll(async () => {
   secret = (await ada.createToken({ name: "lane", scopes: ["mcp"] })).secret;
   const lane = nodeMcpLane(t.app.mcpLane);
   server = createServer((req, res) => {
+    // The lane passes its headers to writeHead (where getHeader cannot see them), then ends.
+    let requestId = "";
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+    res.writeHead = ((...args: unknown[]) => {
+      requestId = String((args[1] as Record<string, unknown> | undefined)?.["x-request-id"]);
+      return writeHead(...args);
+    }) as typeof res.writeHead;
+    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+    res.end = ((...args: unknown[]) => {
+      logsWhenSent.set(requestId, t.logs.length);
+      return end(...args);
+    }) as typeof res.end;
     if (!lane(req, res)) res.writeHead(599).end("left to Hono");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -64,6 +78,46 @@ describe("the Node host's MCP lane", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(t.logs.some((l) => l.msg === "request" && l.path === "/mcp" && l.status === 200)).toBe(true);
   });
+
+  it("sends the answer before its log line (and the deferred work), which are not on its path", async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: headers(secret),
+      body: call("skills", { action: "list" }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const id = res.headers.get("x-request-id") ?? "";
+    const line = t.logs.findIndex((l) => l.msg === "request" && l.requestId === id);
+    expect(logsWhenSent.get(id)).toBeTypeOf("number");
+    expect(line).toBeGreaterThanOrEqual(logsWhenSent.get(id) as number);
+  });
+
+  it.each([
+    ["while its body is read", () => secret, 50],
+    // Gone while the endpoint looks the token up, before it reads: only the early read sees it.
+    ["while its token is looked up", () => `lo_${"x".repeat(43)}`, 0],
+  ])(
+    "survives a client that goes away in the middle of a small body it declared (%s), and serves the next",
+    async (_, token, wait) => {
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      const head = Object.entries({ ...headers(token()), host: `127.0.0.1:${port}`, "content-length": "200" })
+        .map(([name, value]) => `${name}: ${value}`)
+        .join("\r\n");
+      socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n\r\n{"jsonrpc":"2.0",`);
+      if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const res = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: headers(secret),
+        body: call("skills", { action: "list" }),
+      });
+      expect(res.status).toBe(200);
+    },
+  );
 
   it("refuses a request without a token as the endpoint does, with its challenge", async () => {
     const res = await fetch(`${base}/mcp/e/some-endpoint?mode=plan`, {

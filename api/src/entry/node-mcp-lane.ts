@@ -14,6 +14,9 @@ const MCP_PATH = /^\/mcp(?:\/e\/([\w.~-]+)|\/s\/([\w.~-]+)\/([\w.~-]+))?$/;
 
 const GONE = "Client connection prematurely closed.";
 
+/** A body declared at most this long is read as soon as the request arrives (see readEarly). */
+const EARLY_BODY = 64 * 1024;
+
 /**
  * The Node host's lane for MCP POSTs: the same endpoint, request scope and security headers as
  * the Hono app's, without the web Request and Response around them. On a warm proxied call,
@@ -33,7 +36,9 @@ export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: Se
     const url = `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}${target}`;
     // What Hono would refuse as a bad request, it answers itself.
     if (!URL.canParse(url)) return false;
-    void new LaneExchange(req, res, url, path, queryAt === -1 ? "" : target.slice(queryAt + 1)).answer(parts, match);
+    const exchange = new LaneExchange(req, res, url, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
+    exchange.readEarly();
+    void exchange.answer(parts, match);
     return true;
   };
 }
@@ -75,6 +80,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
   private bodyRead: Buffer | undefined;
   private controller: AbortController | undefined;
   private closedEarly = false;
+  private finish: (() => void) | undefined;
 
   constructor(
     private readonly incoming: IncomingMessage,
@@ -107,6 +113,31 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     this.finals[name.toLowerCase()] = value;
   }
 
+  afterAnswer(work: () => void): void {
+    this.finish = work;
+  }
+
+  /** The log line and deferred work the scope held back until the answer went (see afterAnswer). */
+  private finished(): void {
+    const finish = this.finish;
+    this.finish = undefined;
+    finish?.();
+  }
+
+  /**
+   * Starts reading a small body (declared at most EARLY_BODY bytes, under any limit the endpoint
+   * sets) at once, so that it arrives while the token is checked rather than after. A larger or
+   * undeclared body waits for the endpoint, so that a request refused before then never has it
+   * buffered. The endpoint's own read gets this one's outcome.
+   */
+  readEarly(): void {
+    const declared = this.incoming.headers["content-length"];
+    if (declared === undefined || !/^\d{1,6}$/.test(declared) || Number(declared) > EARLY_BODY) return;
+    // Handled here so that a client gone before the endpoint reads is no unhandled rejection; the
+    // endpoint's read still sees it.
+    this.read(EARLY_BODY).catch(() => {});
+  }
+
   async answer(parts: McpLaneParts, match: RegExpExecArray): Promise<void> {
     const [, endpointId, ws, slug] = match;
     try {
@@ -123,6 +154,8 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       // Nothing more can be said to a client whose connection broke mid-answer.
       if (!this.res.headersSent) this.res.writeHead(500).end();
       else this.res.destroy(error as Error);
+    } finally {
+      this.finished();
     }
   }
 
@@ -173,7 +206,8 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
 
   /**
    * Writes the answer: its own headers, the security headers over them, and the scope's (request
-   * id, timing) last, as Hono's middleware order gives them.
+   * id, timing) last, as Hono's middleware order gives them. The log line and deferred work follow
+   * (see finished): they are not on the answer's path.
    */
   private async write(reply: McpReply, security: Record<string, string>) {
     const res = this.res;
@@ -198,6 +232,8 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       return;
     }
     res.flushHeaders();
+    // A stream may run long: its log line and deferred work do not wait for its end.
+    this.finished();
     await pipeline(Readable.fromWeb(reply.body as NodeReadableStream<Uint8Array>), res);
   }
 }

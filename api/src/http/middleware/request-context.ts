@@ -28,6 +28,11 @@ export interface ScopedExchange {
   finalHeader(name: string, value: string): void;
   /** Keeps the runtime alive for work after the answer (Workers); absent where it lives on anyway. */
   waitUntil?(work: Promise<unknown>): void;
+  /**
+   * Holds the log line and the deferred work until the answer is sent, for a host that sends it
+   * itself (the Node lane); without it they run as the handler returns.
+   */
+  afterAnswer?(work: () => void): void;
 }
 
 /** Runs `handle` in a request's scope (see `requestContext`). */
@@ -62,36 +67,48 @@ export function requestScope(deps: AppDeps, csrfKey: Uint8Array) {
       x.finalHeader("X-Request-Id", requestId);
       const lane = x.get("lane");
       x.finalHeader("Server-Timing", `app;dur=${ms}${lane ? `, lane;desc="${lane}"` : ""}`);
-      const principal = x.get("principal");
-      const status = x.status();
-      deps.logger.log(status >= 500 ? "error" : "info", "request", {
-        requestId,
-        method,
-        path,
-        status,
-        ms,
-        ...(principal
-          ? {
-              userId: principal.userId,
-              ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}),
-              ...(principal.kind === "oauth" ? { grantId: principal.grantId } : {}),
-            }
-          : {}),
-      });
-      const after = (async () => {
-        for (const work of deferred) {
-          try {
-            await work();
-          } catch (error) {
-            deps.logger.log("error", "deferred work failed", { requestId, error: describeError(error) });
-          }
-        }
-        await release();
-      })();
-      if (x.waitUntil) x.waitUntil(after);
-      else void after;
+      const finish = () => {
+        const principal = x.get("principal");
+        const status = x.status();
+        deps.logger.log(status >= 500 ? "error" : "info", "request", {
+          requestId,
+          method,
+          path,
+          status,
+          ms,
+          ...(principal
+            ? {
+                userId: principal.userId,
+                ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}),
+                ...(principal.kind === "oauth" ? { grantId: principal.grantId } : {}),
+              }
+            : {}),
+        });
+        const after = runDeferred(deps, requestId, deferred, release);
+        if (x.waitUntil) x.waitUntil(after);
+        else void after;
+      };
+      if (x.afterAnswer) x.afterAnswer(finish);
+      else finish();
     }
   };
+}
+
+/** A request's deferred work in order (a failure is logged and the rest goes on), then its database's release. */
+async function runDeferred(
+  deps: AppDeps,
+  requestId: string,
+  deferred: Array<() => Promise<unknown>>,
+  release: () => Promise<void>,
+): Promise<void> {
+  for (const work of deferred) {
+    try {
+      await work();
+    } catch (error) {
+      deps.logger.log("error", "deferred work failed", { requestId, error: describeError(error) });
+    }
+  }
+  await release();
 }
 
 /**
