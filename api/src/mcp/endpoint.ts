@@ -74,6 +74,8 @@ export function outcomeOf(body: string): Outcome {
 }
 /** MCP requests are small JSON-RPC messages; skill_edit with files is the largest. */
 const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+/** Stateless as used (no `stream` option), so one serves every request. */
+const utf8 = new TextDecoder();
 
 interface PerRequest {
   ctx: ActionContext;
@@ -266,12 +268,6 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         return rpcError(c, new AppError("forbidden", `Origin ${sentOrigin} may not use this MCP endpoint.`));
     }
 
-    const resourcePath = endpointId
-      ? `/mcp/e/${endpointId}`
-      : singleServer
-        ? `/mcp/s/${singleServer.ws}/${singleServer.slug}`
-        : "/mcp";
-    const challenge = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${resourcePath}", scope="mcp"`;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
@@ -279,7 +275,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         new AppError(
           "unauthorized",
           "This MCP endpoint needs a Loadout API token with the mcp scope (`Authorization: Bearer lo_…`), or an OAuth access token from connecting the app.",
-          { headers: { "WWW-Authenticate": challenge } },
+          { headers: { "WWW-Authenticate": challengeFor(origin, endpointId, singleServer) } },
         ),
       );
     }
@@ -291,7 +287,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         return rpcError(
           c,
           new AppError(error.code, error.message, {
-            headers: { "WWW-Authenticate": `${challenge}, error="invalid_token"` },
+            headers: { "WWW-Authenticate": `${challengeFor(origin, endpointId, singleServer)}, error="invalid_token"` },
           }),
         );
       throw error;
@@ -307,7 +303,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
           "unauthorized",
           `This access token was issued for ${resolved.audience}, not this URL. Connect the app to this URL.`,
           {
-            headers: { "WWW-Authenticate": `${challenge}, error="invalid_token"` },
+            headers: { "WWW-Authenticate": `${challengeFor(origin, endpointId, singleServer)}, error="invalid_token"` },
           },
         ),
       );
@@ -322,7 +318,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       return rpcError(
         c,
         new AppError("insufficient_scope", 'This token lacks the "mcp" scope. Create a token with it.', {
-          headers: { "WWW-Authenticate": `${challenge}, error="insufficient_scope"` },
+          headers: {
+            "WWW-Authenticate": `${challengeFor(origin, endpointId, singleServer)}, error="insufficient_scope"`,
+          },
         }),
       );
     }
@@ -385,7 +383,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         throw error;
       }
       try {
-        parsedBody = JSON.parse(new TextDecoder().decode(bytes));
+        parsedBody = JSON.parse(utf8.decode(bytes));
       } catch {
         return jsonReply(
           400,
@@ -488,31 +486,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
     }
     let toolOutcome: ToolOutcome | undefined;
-
-    const per: PerRequest = {
-      ctx,
-      session,
-      options: {
-        instructions,
-        searchFetch,
-        origin,
-        needs,
-        askRoots,
-        // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
-        passInputRequests:
-          client?.era === "modern" && Boolean((capabilities as { elicitation?: unknown })?.elicitation),
-        report: (outcome) => {
-          toolOutcome = outcome;
-        },
-        upstream: {
-          tools: upstreamTools,
-          ...(upstreamListing ? { listing: upstreamListing } : {}),
-          only: Boolean(single),
-          call: (tool, args, extra) =>
-            callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, { now: ctx.now, ...extra }),
-        },
-      },
-    };
+    // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
+    const passInputRequests =
+      client?.era === "modern" && Boolean((capabilities as { elicitation?: unknown })?.elicitation);
     const started = performance.now();
     let response: McpReply | undefined;
     const lane = c.get("deps").mcpFastLane !== false;
@@ -533,7 +509,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         session,
         single: Boolean(single),
         upstreamTool: upstreamTools[0],
-        passInputRequests: per.options.passInputRequests ?? false,
+        passInputRequests,
         call: (tool, args) =>
           callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
             now: ctx.now,
@@ -546,15 +522,40 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         response = jsonReply(200, answerWithResult(fast.id, encodedResult(result)));
       }
     }
-    response ??= await handler.fetch(io.web(), {
-      parsedBody,
-      authInfo: {
-        token: "loadout",
-        clientId: principal.kind === "token" ? principal.tokenId : principal.userId,
-        scopes: [...principal.scopes],
-        extra: { loadout: per },
-      },
-    });
+    if (!response) {
+      // The SDK's path: its per-request server, built from this (see buildMcpServer).
+      const per: PerRequest = {
+        ctx,
+        session,
+        options: {
+          instructions,
+          searchFetch,
+          origin,
+          needs,
+          askRoots,
+          passInputRequests,
+          report: (outcome) => {
+            toolOutcome = outcome;
+          },
+          upstream: {
+            tools: upstreamTools,
+            ...(upstreamListing ? { listing: upstreamListing } : {}),
+            only: Boolean(single),
+            call: (tool, args, extra) =>
+              callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, { now: ctx.now, ...extra }),
+          },
+        },
+      };
+      response = await handler.fetch(io.web(), {
+        parsedBody,
+        authInfo: {
+          token: "loadout",
+          clientId: principal.kind === "token" ? principal.tokenId : principal.userId,
+          scopes: [...principal.scopes],
+          extra: { loadout: per },
+        },
+      });
+    }
     if (
       listing &&
       catalog &&
@@ -627,6 +628,12 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     }
     return response;
   }
+}
+
+/** The Bearer challenge of a refusal: where this MCP URL's protected-resource metadata is. */
+function challengeFor(origin: string, endpointId: string | null, single: SingleServerPath | null): string {
+  const path = endpointId ? `/mcp/e/${endpointId}` : single ? `/mcp/s/${single.ws}/${single.slug}` : "/mcp";
+  return `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}", scope="mcp"`;
 }
 
 /** Serves one MCP request, for a host that answers without Hono. */
