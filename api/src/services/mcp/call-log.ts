@@ -53,19 +53,18 @@ const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
   createdAt: call.at,
 });
 
+/** A call's row as the batch's JSON holds it (jsonb_to_recordset reads the time as text). */
+const rowJson = (call: McpCall): string => JSON.stringify({ ...row(call), createdAt: call.at.toISOString() });
+
 /**
  * A batch as one statement with one JSON parameter: Drizzle builds a multi-row INSERT parameter
  * by parameter, which at a few hundred rows costs more CPU than the calls being recorded.
  */
-async function insertBatch(db: Database, batch: McpCall[]): Promise<void> {
-  const rows = batch.map((call) => {
-    const r = row(call);
-    return { ...r, createdAt: call.at.toISOString() };
-  });
+async function insertBatch(db: Database, rows: string[]): Promise<void> {
   await db.execute(sql`
     insert into ${auditEvents} (id, workspace_id, actor_user_id, actor_token_id, action, target_type, target_id, data, request_id, created_at)
     select r.id, r."workspaceId", r."actorUserId", r."actorTokenId", r.action, r."targetType", r."targetId", r.data, r."requestId", r."createdAt"
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+    from jsonb_to_recordset(${`[${rows.join(",")}]`}::jsonb) as r(
       id text, "workspaceId" text, "actorUserId" text, "actorTokenId" text, action text,
       "targetType" text, "targetId" text, data jsonb, "requestId" text, "createdAt" timestamptz
     )`);
@@ -81,7 +80,9 @@ export const immediateRecorder: CallRecorder = {
 
 /**
  * Gathers calls and writes them in one INSERT every `intervalMs` (or at `maxBatch`): at thousands
- * of calls a second, one row per statement would cost the database more than the calls do.
+ * of calls a second, one row per statement would cost the database more than the calls do. Each
+ * call waits as its row's JSON, one string: a call's objects would outlive the young generation
+ * and be copied to the old one, for every call.
  */
 export function batchingRecorder(
   db: Database,
@@ -90,7 +91,7 @@ export function batchingRecorder(
 ): CallRecorder {
   const intervalMs = options.intervalMs ?? 250;
   const maxBatch = options.maxBatch ?? 500;
-  let pending: McpCall[] = [];
+  let pending: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
 
@@ -115,7 +116,7 @@ export function batchingRecorder(
 
   return {
     async record(_db, call) {
-      pending.push(call);
+      pending.push(rowJson(call));
       if (pending.length >= maxBatch) await flush();
       else if (!timer) {
         timer = setTimeout(() => void flush(), intervalMs);
