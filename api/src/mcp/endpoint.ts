@@ -244,7 +244,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const origin = originOf(c);
     const allowedHosts = c.get("deps").allowedHosts;
     if (allowedHosts) {
-      const hostname = new URL(`http://${c.req.header("host") ?? "invalid"}`).hostname;
+      const hostname = hostnameOf(c.req.header("host") ?? "invalid");
       if (!allowedHosts.includes(hostname)) {
         return rpcError(
           c,
@@ -628,6 +628,19 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     }
     return response;
   }
+}
+
+/** Host headers seen, by their hostname: the same few on every request, so each is parsed once. */
+const hostnames = new Map<string, string>();
+function hostnameOf(host: string): string {
+  let hostname = hostnames.get(host);
+  if (hostname === undefined) {
+    hostname = new URL(`http://${host}`).hostname;
+    // Any client can send any Host: the map is kept small.
+    if (hostnames.size >= 256) hostnames.clear();
+    hostnames.set(host, hostname);
+  }
+  return hostname;
 }
 
 /** The Bearer challenge of a refusal: where this MCP URL's protected-resource metadata is. */
