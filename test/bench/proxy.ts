@@ -6,7 +6,8 @@
  *    helper builds an SDK server per request, so 64 tools would cost more than the call), in a
  *    process of its own (see echo-process.ts), through /mcp against the same call made directly
  *    to the upstream and through the floor (floor-proxy.ts: a bare Node forwarder, what any Node
- *    gateway adds on this machine), 1,000 sequential rounds interleaved after 100 warm-up rounds:
+ *    gateway adds on this machine), 1,000 sequential rounds after 100 warm-up rounds, the three
+ *    interleaved and each taking each place in the round in turn:
  *    p50/p90/p99 each way, the added latency of Loadout and of the floor, and the gateway's CPU
  *    time per proxied call over those rounds.
  * 4. Throughput: 20 concurrent clients (async loops of sequential calls) for BENCH_DURATION s
@@ -198,20 +199,25 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     floor = await startFloorProxy(echo.url);
 
     // 3. Direct, through the floor and through Loadout, interleaved so that drift hits all alike.
+    // Each takes each place in the round in turn: a call's pace depends on the one before it to
+    // the same upstream (in a fixed order, the one right after the direct call ran ahead by about
+    // a tenth of a millisecond here), which a fixed order would credit to one of them.
     const direct: number[] = [];
     const floored: number[] = [];
     const proxied: number[] = [];
+    const ways = [
+      { to: echo.url, headers: directHeaders, tool: "echo", into: direct },
+      { to: floor.url, headers: directHeaders, tool: "echo", into: floored },
+      { to: `${server.url}/mcp`, headers: proxiedHeaders, tool: PROXIED_ECHO, into: proxied },
+    ];
     let sequentialCpu = 0;
     for (let i = 0; i < PAIRS + WARM_PAIRS; i++) {
       if (i === WARM_PAIRS) sequentialCpu = -cpuMs(pid);
       const text = `call ${i}`;
-      const d = await timedCall(echo.url, directHeaders, callBody("echo", text), text);
-      const f = await timedCall(floor.url, directHeaders, callBody("echo", text), text);
-      const p = await timedCall(`${server.url}/mcp`, proxiedHeaders, callBody(PROXIED_ECHO, text), text);
-      if (i >= WARM_PAIRS) {
-        direct.push(d);
-        floored.push(f);
-        proxied.push(p);
+      for (let k = 0; k < ways.length; k++) {
+        const way = ways[(i + k) % ways.length] as (typeof ways)[number];
+        const ms = await timedCall(way.to, way.headers, callBody(way.tool, text), text);
+        if (i >= WARM_PAIRS) way.into.push(ms);
       }
     }
     await sleep(SETTLE_MS);
