@@ -38,11 +38,13 @@ beforeAll(async () => {
   secret = (await ada.createToken({ name: "lane", scopes: ["mcp"] })).secret;
   const lane = nodeMcpLane(t.app.mcpLane);
   server = createServer((req, res) => {
-    // The lane passes its headers to writeHead (where getHeader cannot see them), then ends.
+    // The lane passes its headers to writeHead as name-value pairs (where getHeader cannot see
+    // them), then ends.
     let requestId = "";
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
     res.writeHead = ((...args: unknown[]) => {
-      requestId = String((args[1] as Record<string, unknown> | undefined)?.["x-request-id"]);
+      const pairs = Array.isArray(args[1]) ? (args[1] as string[]) : [];
+      requestId = String(pairs[pairs.indexOf("x-request-id") + 1]);
       return writeHead(...args);
     }) as typeof res.writeHead;
     const end = res.end.bind(res) as (...args: unknown[]) => typeof res;

@@ -211,22 +211,22 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
    */
   private async write(reply: McpReply, security: Record<string, string>) {
     const res = this.res;
+    const secure = securityPairs(security);
     if ("payload" in reply) {
-      res.writeHead(reply.status, {
-        ...reply.headers,
-        ...security,
-        ...this.finals,
-        "content-length": String(Buffer.byteLength(reply.payload)),
-      });
+      const pairs: string[] = [];
+      for (const name in reply.headers)
+        if (this.keeps(name, secure, true)) pairs.push(name, reply.headers[name] as string);
+      res.writeHead(
+        reply.status,
+        this.withFinals(pairs, secure, "content-length", String(Buffer.byteLength(reply.payload))),
+      );
       res.end(reply.payload);
       return;
     }
     // The SDK's answer: JSON, or an event stream passed on as it comes.
-    const headers: Record<string, string> = {};
-    reply.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    res.writeHead(reply.status, { ...headers, ...security, ...this.finals });
+    const pairs: string[] = [];
+    for (const [name, value] of reply.headers) if (this.keeps(name, secure, false)) pairs.push(name, value);
+    res.writeHead(reply.status, this.withFinals(pairs, secure));
     if (!reply.body) {
       res.end();
       return;
@@ -236,4 +236,40 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     this.finished();
     await pipeline(Readable.fromWeb(reply.body as NodeReadableStream<Uint8Array>), res);
   }
+
+  /** Whether an answer's own header is sent: not when a security header or the scope's sets it. */
+  private keeps(name: string, secure: SecurityPairs, sized: boolean): boolean {
+    const lower = name.toLowerCase();
+    return !secure.names.has(lower) && !(lower in this.finals) && !(sized && lower === "content-length");
+  }
+
+  /** The answer's own pairs, then the security headers', the scope's and any last one. */
+  private withFinals(pairs: string[], secure: SecurityPairs, ...last: string[]): string[] {
+    for (const pair of secure.pairs) pairs.push(pair);
+    for (const name in this.finals) pairs.push(name, this.finals[name] as string);
+    for (const part of last) pairs.push(part);
+    return pairs;
+  }
+}
+
+/** The security headers as Node's writeHead takes them (name, value, name, value…), and their names. */
+interface SecurityPairs {
+  pairs: string[];
+  names: Set<string>;
+}
+
+/**
+ * Made once: the security headers are the same object on every answer. Answers are written with
+ * flat name-value arrays, not merged objects, which at this many names cost several KB each.
+ */
+const madePairs = new WeakMap<Record<string, string>, SecurityPairs>();
+function securityPairs(security: Record<string, string>): SecurityPairs {
+  let made = madePairs.get(security);
+  if (!made) {
+    const pairs: string[] = [];
+    for (const name in security) pairs.push(name, security[name] as string);
+    made = { pairs, names: new Set(Object.keys(security).map((name) => name.toLowerCase())) };
+    madePairs.set(security, made);
+  }
+  return made;
 }
