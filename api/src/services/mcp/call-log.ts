@@ -54,7 +54,12 @@ const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
 });
 
 /** A call's row as the batch's JSON holds it (jsonb_to_recordset reads the time as text). */
-const rowJson = (call: McpCall): string => JSON.stringify({ ...row(call), createdAt: call.at.toISOString() });
+function rowJson(call: McpCall): string {
+  // A fresh row: its time is replaced in place (a spread copy of it would cost more than the row).
+  const fresh: Record<string, unknown> = row(call);
+  fresh.createdAt = call.at.toISOString();
+  return JSON.stringify(fresh);
+}
 
 /**
  * A batch as one statement with one JSON parameter: Drizzle builds a multi-row INSERT parameter
