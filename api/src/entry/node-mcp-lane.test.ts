@@ -81,6 +81,32 @@ describe("the Node host's MCP lane", () => {
     expect(t.logs.some((l) => l.msg === "request" && l.path === "/mcp" && l.status === 200)).toBe(true);
   });
 
+  it("reads a repeated header as web Headers do (joined), not as Node's headers object (first only)", async () => {
+    const { port } = server.address() as AddressInfo;
+    const body = call("skills", { action: "list" });
+    const head = [
+      "POST /mcp HTTP/1.1",
+      `host: 127.0.0.1:${port}`,
+      ...Object.entries(headers(secret)).map(([name, value]) => `${name}: ${value}`),
+      // The same token twice: Hono reads "Bearer …, Bearer …", which no token matches.
+      `authorization: Bearer ${secret}`,
+      `content-length: ${Buffer.byteLength(body)}`,
+      "connection: close",
+    ].join("\r\n");
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => {
+      answer += chunk.toString();
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(`${head}\r\n\r\n${body}`);
+    await closed;
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
+    // Once only, the same token is taken.
+    const once = await fetch(`${base}/mcp`, { method: "POST", headers: headers(secret), body });
+    expect(once.status).toBe(200);
+  });
+
   it("sends the answer before its log line (and the deferred work), which are not on its path", async () => {
     const res = await fetch(`${base}/mcp`, {
       method: "POST",

@@ -47,6 +47,8 @@ export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: Se
 class LaneRequest {
   readonly method = "POST";
   private params: URLSearchParams | undefined;
+  /** Whether a header name came more than once (Node's own headers object keeps some only once). */
+  private repeats: boolean | undefined;
 
   constructor(
     private readonly incoming: IncomingMessage,
@@ -55,9 +57,18 @@ class LaneRequest {
     private readonly search: string,
   ) {}
 
-  /** As web Headers read them: repeated headers joined with ", ". */
+  /**
+   * As web Headers read them: repeated headers joined with ", ". Node's headers object (built for
+   * every request anyway) says the same when no name repeats, which is nearly always; otherwise
+   * its `headersDistinct`, a second copy of every header, is read.
+   */
   header(name: string): string | undefined {
-    return this.incoming.headersDistinct[name.toLowerCase()]?.join(", ");
+    const lower = name.toLowerCase();
+    const incoming = this.incoming;
+    this.repeats ??= Object.keys(incoming.headers).length * 2 !== incoming.rawHeaders.length;
+    if (this.repeats) return incoming.headersDistinct[lower]?.join(", ");
+    const value = incoming.headers[lower];
+    return typeof value === "string" || value === undefined ? value : value.join(", ");
   }
 
   query(name: string): string | undefined {
