@@ -411,23 +411,24 @@ export class UpstreamPool {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
     const session = route.kind === "session" ? route : null;
+    // Set field by field rather than spread in: this runs on every warm call.
     const headers: Record<string, string> = {
       ...target.headers,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      ...(session
-        ? {
-            "mcp-protocol-version": session.version,
-            ...(session.sessionId ? { "mcp-session-id": session.sessionId } : {}),
-          }
-        : { "mcp-protocol-version": DIRECT_REVISION, "mcp-method": "tools/call", "mcp-name": tool }),
     };
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: tool, ...(args ? { arguments: args } : {}), ...(session ? {} : { _meta: DIRECT_ENVELOPE }) },
-    });
+    const params: Record<string, unknown> = { name: tool };
+    if (args) params.arguments = args;
+    if (session) {
+      headers["mcp-protocol-version"] = session.version;
+      if (session.sessionId) headers["mcp-session-id"] = session.sessionId;
+    } else {
+      headers["mcp-protocol-version"] = DIRECT_REVISION;
+      headers["mcp-method"] = "tools/call";
+      headers["mcp-name"] = tool;
+      params._meta = DIRECT_ENVELOPE;
+    }
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

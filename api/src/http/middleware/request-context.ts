@@ -70,20 +70,14 @@ export function requestScope(deps: AppDeps, csrfKey: Uint8Array) {
       const finish = () => {
         const principal = x.get("principal");
         const status = x.status();
-        deps.logger.log(status >= 500 ? "error" : "info", "request", {
-          requestId,
-          method,
-          path,
-          status,
-          ms,
-          ...(principal
-            ? {
-                userId: principal.userId,
-                ...(principal.kind === "token" ? { tokenId: principal.tokenId } : {}),
-                ...(principal.kind === "oauth" ? { grantId: principal.grantId } : {}),
-              }
-            : {}),
-        });
+        // Built field by field: this runs on every request, and nested spreads would copy it.
+        const fields: Record<string, unknown> = { requestId, method, path, status, ms };
+        if (principal) {
+          fields.userId = principal.userId;
+          if (principal.kind === "token") fields.tokenId = principal.tokenId;
+          if (principal.kind === "oauth") fields.grantId = principal.grantId;
+        }
+        deps.logger.log(status >= 500 ? "error" : "info", "request", fields);
         const after = runDeferred(deps, requestId, deferred, release);
         if (x.waitUntil) x.waitUntil(after);
         else void after;
