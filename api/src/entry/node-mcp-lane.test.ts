@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { McpServe } from "../mcp/endpoint";
 import { createTestApp, type TestApp, TestUser } from "../testing";
 import { nodeMcpLane } from "./node-mcp-lane";
 
@@ -31,6 +32,38 @@ const headers = (token?: string) => ({
   "mcp-method": "tools/call",
   "mcp-name": "skills",
 });
+
+/** A POST to /mcp written by hand (for what fetch will not send), its head and the start of its body. */
+function rawRequest(port: number, head: string[], bodyStart: string): string {
+  return [`POST /mcp HTTP/1.1`, `host: 127.0.0.1:${port}`, ...head, "", bodyStart].join("\r\n");
+}
+const lines = (pairs: Record<string, string>) => Object.entries(pairs).map(([name, value]) => `${name}: ${value}`);
+
+/** A server on the lane in front of the app, whose endpoint waits for `gate` before it runs. */
+async function gatedServer(gate: Promise<void>) {
+  const parts = t.app.mcpLane;
+  let served: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    served = resolve;
+  });
+  const lane = nodeMcpLane({
+    serve: async (...args: Parameters<McpServe>) => {
+      await gate;
+      try {
+        return await parts.serve(...args);
+      } finally {
+        served();
+      }
+    },
+    scope: parts.scope,
+    securityHeaders: parts.securityHeaders,
+  });
+  const gated = createServer((req, res) => {
+    if (!lane(req, res)) res.writeHead(599).end();
+  });
+  await new Promise<void>((resolve) => gated.listen(0, "127.0.0.1", resolve));
+  return { server: gated, port: (gated.address() as AddressInfo).port, done };
+}
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -85,21 +118,19 @@ describe("the Node host's MCP lane", () => {
     const { port } = server.address() as AddressInfo;
     const body = call("skills", { action: "list" });
     const head = [
-      "POST /mcp HTTP/1.1",
-      `host: 127.0.0.1:${port}`,
-      ...Object.entries(headers(secret)).map(([name, value]) => `${name}: ${value}`),
+      ...lines(headers(secret)),
       // The same token twice: Hono reads "Bearer …, Bearer …", which no token matches.
       `authorization: Bearer ${secret}`,
       `content-length: ${Buffer.byteLength(body)}`,
       "connection: close",
-    ].join("\r\n");
+    ];
     const socket = connect(port, "127.0.0.1");
     let answer = "";
     socket.on("data", (chunk) => {
       answer += chunk.toString();
     });
     const closed = new Promise((resolve) => socket.once("close", resolve));
-    socket.write(`${head}\r\n\r\n${body}`);
+    socket.write(rawRequest(port, head, body));
     await closed;
     expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
     // Once only, the same token is taken.
@@ -121,31 +152,49 @@ describe("the Node host's MCP lane", () => {
     expect(line).toBeGreaterThanOrEqual(logsWhenSent.get(id) as number);
   });
 
-  it.each([
-    ["while its body is read", () => secret, 50],
-    // Gone while the endpoint looks the token up, before it reads: only the early read sees it.
-    ["while its token is looked up", () => `lo_${"x".repeat(43)}`, 0],
-  ])(
-    "survives a client that goes away in the middle of a small body it declared (%s), and serves the next",
-    async (_, token, wait) => {
-      const { port } = server.address() as AddressInfo;
-      const socket = connect(port, "127.0.0.1");
+  it("survives a client that goes away in the middle of a small body it declared, and serves the next", async () => {
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(rawRequest(port, [...lines(headers(secret)), "content-length: 200"], '{"jsonrpc":"2.0",'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: headers(secret),
+      body: call("skills", { action: "list" }),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("survives a client gone before the endpoint reads its small body, which only the early read saw go", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const gated = await gatedServer(gate);
+    try {
+      const socket = connect(gated.port, "127.0.0.1");
       await new Promise((resolve) => socket.once("connect", resolve));
-      const head = Object.entries({ ...headers(token()), host: `127.0.0.1:${port}`, "content-length": "200" })
-        .map(([name, value]) => `${name}: ${value}`)
-        .join("\r\n");
-      socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n\r\n{"jsonrpc":"2.0",`);
-      if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+      socket.write(rawRequest(gated.port, [...lines(headers(secret)), "content-length: 200"], '{"jsonrpc":"2.0",'));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Gone while the endpoint has not started: the early read's promise fails with no one
+      // waiting on it yet (an unhandled rejection would fail this test run).
       socket.destroy();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const res = await fetch(`${base}/mcp`, {
+      open();
+      await gated.done;
+      const res = await fetch(`http://127.0.0.1:${gated.port}/mcp`, {
         method: "POST",
         headers: headers(secret),
         body: call("skills", { action: "list" }),
       });
       expect(res.status).toBe(200);
-    },
-  );
+    } finally {
+      await new Promise((resolve) => gated.server.close(resolve));
+    }
+  });
 
   it("refuses a request without a token as the endpoint does, with its challenge", async () => {
     const res = await fetch(`${base}/mcp/e/some-endpoint?mode=plan`, {
