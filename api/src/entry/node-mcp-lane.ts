@@ -227,10 +227,9 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       const pairs: string[] = [];
       for (const name in reply.headers)
         if (this.keeps(name, secure, true)) pairs.push(name, reply.headers[name] as string);
-      res.writeHead(
-        reply.status,
-        this.withFinals(pairs, secure, "content-length", String(Buffer.byteLength(reply.payload))),
-      );
+      const all = this.withFinals(pairs, secure);
+      all.push("content-length", String(Buffer.byteLength(reply.payload)));
+      res.writeHead(reply.status, all);
       res.end(reply.payload);
       return;
     }
@@ -254,11 +253,10 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     return !secure.names.has(lower) && !(lower in this.finals) && !(sized && lower === "content-length");
   }
 
-  /** The answer's own pairs, then the security headers', the scope's and any last one. */
-  private withFinals(pairs: string[], secure: SecurityPairs, ...last: string[]): string[] {
+  /** The answer's own pairs, then the security headers' and the scope's. */
+  private withFinals(pairs: string[], secure: SecurityPairs): string[] {
     for (const pair of secure.pairs) pairs.push(pair);
     for (const name in this.finals) pairs.push(name, this.finals[name] as string);
-    for (const part of last) pairs.push(part);
     return pairs;
   }
 }
