@@ -33,6 +33,10 @@ const headers = (token?: string) => ({
   "mcp-name": "skills",
 });
 
+/** A plain `skills list` call with the test's token, through the lane at `origin`. */
+const listSkills = (origin: string) =>
+  fetch(`${origin}/mcp`, { method: "POST", headers: headers(secret), body: call("skills", { action: "list" }) });
+
 /** A POST to /mcp written by hand (for what fetch will not send), its head and the start of its body. */
 function rawRequest(port: number, head: string[], bodyStart: string): string {
   return [`POST /mcp HTTP/1.1`, `host: 127.0.0.1:${port}`, ...head, "", bodyStart].join("\r\n");
@@ -98,11 +102,7 @@ afterAll(async () => {
 
 describe("the Node host's MCP lane", () => {
   it("answers a call through the endpoint, with the request scope's and the security headers", async () => {
-    const res = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: headers(secret),
-      body: call("skills", { action: "list" }),
-    });
+    const res = await listSkills(base);
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { id: unknown; result?: { content?: unknown[] } };
     expect(answer.id).toBe(7);
@@ -139,11 +139,7 @@ describe("the Node host's MCP lane", () => {
   });
 
   it("sends the answer before its log line (and the deferred work), which are not on its path", async () => {
-    const res = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: headers(secret),
-      body: call("skills", { action: "list" }),
-    });
+    const res = await listSkills(base);
     expect(res.status).toBe(200);
     await res.text();
     const id = res.headers.get("x-request-id") ?? "";
@@ -160,11 +156,7 @@ describe("the Node host's MCP lane", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const res = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: headers(secret),
-      body: call("skills", { action: "list" }),
-    });
+    const res = await listSkills(base);
     expect(res.status).toBe(200);
   });
 
@@ -185,11 +177,7 @@ describe("the Node host's MCP lane", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       open();
       await gated.done;
-      const res = await fetch(`http://127.0.0.1:${gated.port}/mcp`, {
-        method: "POST",
-        headers: headers(secret),
-        body: call("skills", { action: "list" }),
-      });
+      const res = await listSkills(`http://127.0.0.1:${gated.port}`);
       expect(res.status).toBe(200);
     } finally {
       await new Promise((resolve) => gated.server.close(resolve));
