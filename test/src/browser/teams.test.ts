@@ -141,21 +141,25 @@ describe("teams in the console", () => {
   it("shows the member's call on the team's Activity page", async () => {
     await nav(ada, "Activity").click();
     await ada.waitForURL(`${server.url}/activity/`);
+    // The page reads the events and the usage in two requests; a batch of call records written
+    // between them shows in one and not yet in the other, so both are polled until both show it.
+    const usageChart = ada.getByTestId("usage-chart");
     await expect
       .poll(
         async () => {
           await ada.reload();
           await ada.getByRole("heading", { name: "Events" }).waitFor();
-          return ada
+          await usageChart.or(ada.getByText("No MCP calls in the last 30 days.")).waitFor();
+          const rows = await ada
             .getByTestId("activity-row")
             .filter({ hasText: "bob@teams.example.com" })
             .filter({ hasText: "tools/call" })
             .count();
+          return { rows: rows > 0, chart: await usageChart.isVisible() };
         },
         { timeout: 10_000 },
       )
-      .toBeGreaterThan(0);
-    await ada.getByTestId("usage-chart").waitFor();
+      .toEqual({ rows: true, chart: true });
 
     // A change links to the version it made, in the skill's history.
     const current = await rest(adaContext, `/v1/workspaces/${TEAM}/skills/release-checklist`);
