@@ -1,8 +1,9 @@
 /**
  * The floor under the proxy bench's added latency: the least any Node gateway adds on this
  * machine. A forwarder with none of Loadout's work (no token, no lookup, no checks, no log):
- * Node's HTTP server reads the JSON-RPC body and parses it, undici sends it to the upstream on a
- * kept-alive connection, and the answer is read whole, parsed and written back. It runs in a
+ * Node's HTTP server reads the JSON-RPC body and parses it, undici's dispatcher (the layer Loadout
+ * uses too, under `request`) sends it to the upstream on a kept-alive connection, and the answer is
+ * read whole, parsed and written back. It runs in a
  * process of its own, like the server under test and the upstream, so that the extra hop costs
  * it what it costs Loadout. Machines differ by more than the targets' margins (the same calls
  * take twice as long on some days' machines as on others'), so the bench prints Loadout's added
@@ -15,7 +16,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 
 export interface FloorProxy {
   url: string;
@@ -49,6 +50,30 @@ const PASSED = ["content-type", "accept", "mcp-protocol-version", "mcp-method", 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const upstream = process.argv[2] ?? "";
   const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
+  const { origin, pathname } = new URL(upstream);
+  const post = (headers: Record<string, string>, body: string) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      let status = 0;
+      const chunks: Buffer[] = [];
+      dispatcher.dispatch(
+        { origin, path: pathname, method: "POST", headers, body },
+        {
+          onConnect() {},
+          onError: reject,
+          onHeaders(code) {
+            status = code;
+            return true;
+          },
+          onData(chunk) {
+            chunks.push(chunk);
+            return true;
+          },
+          onComplete() {
+            resolve({ status, text: Buffer.concat(chunks).toString("utf8") });
+          },
+        },
+      );
+    });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -60,14 +85,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
           const value = req.headers[name];
           if (typeof value === "string") headers[name] = value;
         }
-        const answer = await request(upstream, {
-          method: "POST",
-          headers,
-          body: JSON.stringify(message),
-          dispatcher,
-        });
-        const text = JSON.stringify(JSON.parse(await answer.body.text()));
-        res.writeHead(answer.statusCode, {
+        const answer = await post(headers, JSON.stringify(message));
+        const text = JSON.stringify(JSON.parse(answer.text));
+        res.writeHead(answer.status, {
           "content-type": "application/json",
           "content-length": String(Buffer.byteLength(text)),
         });

@@ -24,9 +24,10 @@ import {
   upstreamFetch as guardedUpstreamFetch,
   upstreamPost as guardedUpstreamPost,
 } from "../services/servers/upstreams";
+import { dispatchedPost } from "./dispatched-post";
 import type { NodeEnv } from "./node-env";
 import { nodeMcpLane } from "./node-mcp-lane";
-import { dispatchedFetch, dispatchedPost, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
+import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 /** How long an upstream host's addresses, and a URL's pass of the SSRF guard, are remembered. */
 const RESOLVED_FOR_MS = 30_000;
