@@ -372,6 +372,20 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       (pinned ? pinned.project : (c.req.query("project") ?? c.req.header("x-loadout-project") ?? null));
     let project = rawProject ? normalizeProjectPath(rawProject) || null : null;
 
+    // A 2026-07-28 call names its tool in a header: the lookup starts while the body arrives, and
+    // its answer is used only if the body names the same tool (the fast lane requires that anyway).
+    const builtIn = BUILT_IN_TOOL_NAMES as readonly string[];
+    const named =
+      c.req.method === "POST" && c.req.header("mcp-method") === "tools/call"
+        ? c.req.header("mcp-name")?.trim()
+        : undefined;
+    const early =
+      named && (single || !builtIn.includes(named))
+        ? { name: named, found: findProxiedTool(c.get("db"), serverDeps, resolved, named, single) }
+        : undefined;
+    // Awaited below when the body agrees; a failure is then thrown there, not left unhandled here.
+    early?.found.catch(() => {});
+
     let parsedBody: unknown;
 
     if (c.req.method === "POST") {
@@ -466,7 +480,6 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
           : "all";
     // Upstream tools: the whole catalog for a listing, the one tool a call names (looked up, with
     // every check made again at dispatch), nothing for the other requests.
-    const builtIn = BUILT_IN_TOOL_NAMES as readonly string[];
     let upstreamTools: ProxiedTool[] = [];
     let upstreamListing: ProxiedTool["definition"][] | undefined;
     let catalog: ProxiedTool[] | undefined;
@@ -482,7 +495,9 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       );
       if (catalog.length > 0) upstreamListing = catalog.map((t) => t.definition);
     } else if (typeof needs === "object" && (single || !builtIn.includes(needs.tool))) {
-      const found = await findProxiedTool(ctx.db, serverDeps, session, needs.tool, single);
+      const found = await (early?.name === needs.tool
+        ? early.found
+        : findProxiedTool(ctx.db, serverDeps, session, needs.tool, single));
       if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
     }
     let toolOutcome: ToolOutcome | undefined;

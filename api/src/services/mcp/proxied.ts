@@ -258,7 +258,7 @@ function refreshStale(
 export async function findProxiedTool(
   db: Database,
   deps: ServerDeps,
-  session: McpSession,
+  session: Pick<McpSession, "workspaces">,
   name: string,
   single?: SingleServer,
 ): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
