@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Cancellation } from "./cancellation";
 import { type FetchGuard, guardedFetch, guardedPost, UpstreamRefused } from "./guarded-fetch";
 import type { UpstreamPost } from "./pool";
 
@@ -87,7 +88,7 @@ describe("guardedPost", () => {
     };
     return { g, base, checks, sent };
   }
-  const init = { headers: {}, body: "{}", signal: new AbortController().signal };
+  const init = { headers: {}, body: "{}", cancellation: new Cancellation() };
 
   it("checks every POST when told to remember nothing, and refuses before sending", async () => {
     const { g, base, checks, sent } = counted(false);

@@ -4,6 +4,7 @@
  * on Node and, later, behind a service binding on Workers.
  */
 export type { CallToolResult } from "@modelcontextprotocol/client";
+export { Cancellation } from "./cancellation";
 export type { AnswerBody } from "./direct-answer";
 export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, UpstreamRefused } from "./guarded-fetch";
 export { planAllows, WHOLE_TOOL } from "./plan";

@@ -8,6 +8,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { Cancellation } from "./cancellation";
 import { type Answer, type AnswerBody, readAnswer } from "./direct-answer";
 import { planAllows } from "./plan";
 
@@ -58,7 +59,7 @@ export interface PoolOptions {
 /** One POST and its answer, read whole. */
 export type UpstreamPost = (
   url: string,
-  init: { headers: Record<string, string>; body: string; signal: AbortSignal },
+  init: { headers: Record<string, string>; body: string; cancellation: Cancellation },
 ) => Promise<{ status: number; contentType: string; body: AnswerBody }>;
 
 /** A web stream's chunks (a reader loop: not every runtime's types make the stream iterable). */
@@ -75,7 +76,12 @@ async function* chunksOf(stream: ReadableStream<Uint8Array> | null): AsyncGenera
 /** A POST through a fetch. */
 export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
   return async (url, init) => {
-    const response = await fetch(url, { method: "POST", ...init });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: init.headers,
+      body: init.body,
+      signal: init.cancellation.signal(),
+    });
     return {
       status: response.status,
       contentType: response.headers.get("content-type") ?? "",
@@ -429,39 +435,40 @@ export class UpstreamPool {
       params._meta = DIRECT_ENVELOPE;
     }
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      cancellation.cancel(new Error(`no answer within ${target.callTimeoutMs} ms`));
     }, target.callTimeoutMs);
-    const cancel = () => controller.abort();
+    const cancel = () => cancellation.cancel(new Error("the client cancelled the call"));
     signal?.addEventListener("abort", cancel, { once: true });
-    if (signal?.aborted) controller.abort();
+    if (signal?.aborted) cancel();
     const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
     // A message of the session's own (a reply, a cancellation): sent, its 202 read and forgotten.
-    const tell = (message: Record<string, unknown>) =>
-      post(target.url, {
-        headers,
-        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-        signal: AbortSignal.timeout(this.options.connectTimeoutMs),
-      })
+    const tell = (message: Record<string, unknown>) => {
+      const given = new Cancellation();
+      const limit = setTimeout(() => given.cancel(new Error("no answer")), this.options.connectTimeoutMs);
+      (limit as { unref?: () => void }).unref?.();
+      return post(target.url, { headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }), cancellation: given })
         .then(async (answer) => {
           for await (const _ of answer.body) {
             // Nothing is expected back.
           }
         })
-        .catch(() => {});
+        .catch(() => {})
+        .finally(() => clearTimeout(limit));
+    };
     let status: number;
     let message: Answer | null;
     try {
-      const answer = await post(target.url, { headers, body, signal: controller.signal });
+      const answer = await post(target.url, { headers, body, cancellation });
       status = answer.status;
       message = await readAnswer(
         answer.body,
         answer.contentType,
         id,
-        () => controller.abort(),
+        () => cancellation.cancel(new Error("the rest of the stream was not needed")),
         undefined,
         session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
       );

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Cancellation } from "@loadout/workers";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchedPost } from "./dispatched-post";
@@ -78,10 +79,10 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const init = (body: string, signal = new AbortController().signal) => ({
+const init = (body: string, cancellation = new Cancellation()) => ({
   headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
   body,
-  signal,
+  cancellation,
 });
 
 async function chunksOf(body: AsyncIterable<Uint8Array>, slow = false): Promise<string> {
@@ -124,33 +125,33 @@ describe("dispatchedPost", () => {
     expect(await answer.body.text?.()).toBe('{"after":"hints"}');
   });
 
-  it("sends nothing when the signal is already aborted", async () => {
-    const controller = new AbortController();
-    controller.abort(new Error("given up before sending"));
+  it("sends nothing when the call was already given up on", async () => {
+    const cancellation = new Cancellation();
+    cancellation.cancel(new Error("given up before sending"));
     const before = heard.length;
-    await expect(post(`${base}/json`, init("{}", controller.signal))).rejects.toThrow("given up before sending");
+    await expect(post(`${base}/json`, init("{}", cancellation))).rejects.toThrow("given up before sending");
     await sleep(20);
     expect(heard.length).toBe(before);
   });
 
-  it("gives up on a server that never answers when the signal aborts, and closes the request", async () => {
-    const controller = new AbortController();
-    const pending = post(`${base}/hang`, init('{"wait":true}', controller.signal));
+  it("gives up on a server that never answers when cancelled, and closes the request", async () => {
+    const cancellation = new Cancellation();
+    const pending = post(`${base}/hang`, init('{"wait":true}', cancellation));
     await sleep(30);
-    controller.abort(new Error("timed out"));
+    cancellation.cancel(new Error("timed out"));
     await expect(pending).rejects.toThrow("timed out");
     await sleep(30);
     const entry = heard.findLast((e) => e.path === "/hang");
     expect(entry?.gone).toBe(true);
   });
 
-  it("fails the reader of a body that the signal aborts midway", async () => {
-    const controller = new AbortController();
-    const answer = await post(`${base}/slow-body`, init("{}", controller.signal));
+  it("fails the reader of a body given up on midway", async () => {
+    const cancellation = new Cancellation();
+    const answer = await post(`${base}/slow-body`, init("{}", cancellation));
     const chunks = answer.body[Symbol.asyncIterator]();
     const first = await chunks.next();
     expect(new TextDecoder().decode(first.value)).toBe("data: first\n\n");
-    setTimeout(() => controller.abort(new Error("cut")), 10);
+    setTimeout(() => cancellation.cancel(new Error("cut")), 10);
     await expect(chunks.next()).rejects.toThrow("cut");
   });
 
@@ -158,6 +159,24 @@ describe("dispatchedPost", () => {
     const answer = await post(`${base}/drop`, init("{}"));
     expect(answer.status).toBe(200);
     await expect(answer.body.text?.()).rejects.toThrow();
+  });
+
+  it("gives up on a request still waiting for a connection, and sends it nowhere", async () => {
+    // One connection to this origin, held by a hanging request: the next one queues behind it.
+    const single = new Agent({ connections: 1 });
+    const queued = dispatchedPost(single);
+    const hold = new Cancellation();
+    const holding = queued(`${base}/hang`, init('{"hold":1}', hold));
+    const cancellation = new Cancellation();
+    const waiting = queued(`${base}/json`, init('{"queued":1}', cancellation));
+    await sleep(20);
+    cancellation.cancel(new Error("gave up in the queue"));
+    await expect(waiting).rejects.toThrow("gave up in the queue");
+    hold.cancel(new Error("done holding"));
+    await expect(holding).rejects.toThrow("done holding");
+    await sleep(20);
+    expect(heard.some((e) => e.body === '{"queued":1}')).toBe(false);
+    await single.close();
   });
 
   it("rejects when nothing listens at the URL", async () => {

@@ -19,8 +19,9 @@ export function dispatchedPost(dispatcher: Dispatcher): UpstreamPost {
       places.set(url, place);
     }
     return new Promise((resolve, reject) => {
-      const exchange = new Exchange(init.signal, resolve, reject);
-      if (init.signal.aborted) return exchange.onError(abortError(init.signal));
+      const exchange = new Exchange(resolve, reject);
+      init.cancellation.listen(exchange.cancel);
+      if (init.cancellation.reason) return;
       dispatcher.dispatch(
         { origin: place.origin, path: place.path, method: "POST", headers: init.headers, body: init.body },
         exchange,
@@ -37,29 +38,28 @@ const QUEUED_CHUNKS = 16;
 
 type Answer = Awaited<ReturnType<UpstreamPost>>;
 
-const abortError = (signal: AbortSignal): Error =>
-  signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
-
 /** One POST: undici's handler until the answer's head, then its body's source. */
 class Exchange implements Dispatcher.DispatchHandlers {
   private abort: ((error?: Error) => void) | undefined;
+  private cancelled: Error | undefined;
   private body: DispatchedBody | undefined;
-  private readonly onAbort = () => {
-    const error = abortError(this.signal);
-    if (this.abort) this.abort(error);
-    else this.onError(error);
-  };
 
   constructor(
-    private readonly signal: AbortSignal,
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: Error) => void,
-  ) {
-    signal.addEventListener("abort", this.onAbort, { once: true });
-  }
+  ) {}
+
+  /** Given up on: undici drops the request (and its connection) and reports it through onError. */
+  readonly cancel = (reason: Error): void => {
+    this.cancelled = reason;
+    if (this.abort) this.abort(reason);
+    // Not on a socket yet (or never dispatched): the caller hears now, undici when it gets there.
+    else this.onError(reason);
+  };
 
   onConnect(abort: (error?: Error) => void): void {
     this.abort = abort;
+    if (this.cancelled) abort(this.cancelled);
   }
 
   onHeaders(status: number, headers: Buffer[], resume: () => void): boolean {
@@ -81,12 +81,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 
   onComplete(): void {
-    this.signal.removeEventListener("abort", this.onAbort);
     this.body?.end();
   }
 
   onError(error: Error): void {
-    this.signal.removeEventListener("abort", this.onAbort);
     if (this.body) this.body.fail(error);
     else this.reject(error);
   }
