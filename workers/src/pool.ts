@@ -90,9 +90,21 @@ export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
   };
 }
 
+/** A signal that aborts when `whenGone` calls its listener. */
+function signalOf(whenGone: (listener: () => void) => void): AbortSignal {
+  const controller = new AbortController();
+  whenGone(() => controller.abort());
+  return controller.signal;
+}
+
 export interface CallOptions {
   /** Aborts the call and tells the upstream (notifications/cancelled). */
   signal?: AbortSignal;
+  /**
+   * The same as `signal` for a host that can say so without one: it calls the listener when the
+   * client goes away. An AbortSignal and its listener cost a warm call about 20 µs (cold code).
+   */
+  whenGone?(listener: () => void): void;
   /** Progress from the upstream, when the caller can pass it on. */
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
   /**
@@ -351,7 +363,8 @@ export class UpstreamPool {
     const seconds = Math.round(target.callTimeoutMs / 1000);
     const route = directRoute(connection);
     if (route && !options.onProgress && !options.inputRequired && /^[\x21-\x7e]+$/.test(tool))
-      return this.callDirect(target, tool, args, options.signal, route);
+      return this.callDirect(target, tool, args, options, route);
+    const signal = options.signal ?? (options.whenGone ? signalOf(options.whenGone) : undefined);
     try {
       const rounds = options.inputRequired;
       const result = await connection.client.callTool(
@@ -365,7 +378,7 @@ export class UpstreamPool {
           timeout: target.callTimeoutMs,
           maxTotalTimeout: target.callTimeoutMs,
           ...(rounds ? { allowInputRequired: true } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(signal ? { signal } : {}),
           ...(options.onProgress ? { onprogress: options.onProgress } : {}),
         },
       );
@@ -383,7 +396,7 @@ export class UpstreamPool {
           `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
         );
       this.drop(target.id);
-      if (options.signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
         return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${UNSURE}`);
       if (
@@ -411,7 +424,7 @@ export class UpstreamPool {
     target: UpstreamTarget,
     tool: string,
     args: Record<string, unknown> | undefined,
-    signal: AbortSignal | undefined,
+    { signal, whenGone }: Pick<CallOptions, "signal" | "whenGone">,
     route: DirectRoute,
   ): Promise<CallToolResult> {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
@@ -437,12 +450,17 @@ export class UpstreamPool {
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
     const cancellation = new Cancellation();
     let timedOut = false;
+    let cancelled = false;
     const timer = setTimeout(() => {
       timedOut = true;
       cancellation.cancel(new Error(`no answer within ${target.callTimeoutMs} ms`));
     }, target.callTimeoutMs);
-    const cancel = () => cancellation.cancel(new Error("the client cancelled the call"));
+    const cancel = () => {
+      cancelled = true;
+      cancellation.cancel(new Error("the client cancelled the call"));
+    };
     signal?.addEventListener("abort", cancel, { once: true });
+    whenGone?.(cancel);
     if (signal?.aborted) cancel();
     const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
     // A message of the session's own (a reply, a cancellation): sent, its 202 read and forgotten.
@@ -473,13 +491,13 @@ export class UpstreamPool {
         session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
       );
     } catch (error) {
-      if (session && (timedOut || signal?.aborted))
+      if (session && (timedOut || cancelled))
         void tell({
           method: "notifications/cancelled",
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
         });
       this.drop(target.id);
-      if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (cancelled) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
       if (timedOut)
         return errorResult(
           `${target.name} did not answer ${tool} within ${Math.round(target.callTimeoutMs / 1000)} s. ${UNSURE}`,

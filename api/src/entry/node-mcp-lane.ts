@@ -90,6 +90,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
   private bytes: Promise<Buffer> | undefined;
   private bodyRead: Buffer | undefined;
   private controller: AbortController | undefined;
+  private goneListeners: (() => void)[] | undefined;
   private closedEarly = false;
   private finish: (() => void) | undefined;
 
@@ -105,6 +106,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       if (res.writableFinished) return;
       this.closedEarly = true;
       this.controller?.abort(new Error(GONE));
+      for (const listener of this.goneListeners ?? []) listener();
     });
   }
 
@@ -205,6 +207,11 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       if (this.closedEarly) this.controller.abort(new Error(GONE));
     }
     return this.controller.signal;
+  }
+
+  whenGone(listener: () => void): void {
+    if (this.closedEarly) listener();
+    else (this.goneListeners ??= []).push(listener);
   }
 
   web(): Request {

@@ -148,6 +148,8 @@ export interface McpBody {
   read(limit: number): Promise<Uint8Array>;
   /** Aborted when the client goes away. */
   signal(): AbortSignal;
+  /** Where the host can say it without a signal: calls the listener when the client goes away. */
+  whenGone?(listener: () => void): void;
   /** The request as a web Request, for the SDK's handler; its body is read first. */
   web(): Request;
 }
@@ -526,10 +528,17 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         upstreamTool: upstreamTools[0],
         passInputRequests,
         call: (tool, args) =>
-          callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
-            now: ctx.now,
-            signal: io.signal(),
-          }),
+          callProxiedTool(
+            ctx.db,
+            session,
+            serverDeps,
+            tool,
+            tool.name,
+            args,
+            io.whenGone
+              ? { now: ctx.now, whenGone: (listener) => io.whenGone?.(listener) }
+              : { now: ctx.now, signal: io.signal() },
+          ),
       });
       if (result) {
         c.set("lane", "fast");

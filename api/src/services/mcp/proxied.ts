@@ -338,6 +338,8 @@ function withoutEnvelope(result: CallToolResult): CallToolResult {
 export interface ProxiedCallOptions {
   now: Date;
   signal?: AbortSignal;
+  /** Calls the listener when the client goes away (see CallOptions.whenGone). */
+  whenGone?: (listener: () => void) => void;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   inputRequired?: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
@@ -390,6 +392,7 @@ export async function forward(
     const result = await deps.pool.callTool(target, tool.name, args, {
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.whenGone ? { whenGone: options.whenGone } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       inputRequired: options.inputRequired ?? null,
     });
