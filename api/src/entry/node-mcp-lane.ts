@@ -210,8 +210,12 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
   }
 
   whenGone(listener: () => void): void {
-    if (this.closedEarly) listener();
-    else (this.goneListeners ??= []).push(listener);
+    if (this.closedEarly) {
+      listener();
+      return;
+    }
+    this.goneListeners ??= [];
+    this.goneListeners.push(listener);
   }
 
   web(): Request {
