@@ -543,7 +543,12 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       if (result) {
         c.set("lane", "fast");
         toolOutcome = outcomeOfToolResult(result);
-        response = jsonReply(200, answerWithResult(fast.id, encodedResult(result)));
+        // Only the skills tool's results can be shared between calls; an upstream's is new each time.
+        const shared = fast.name === "skills" && !single;
+        response = jsonReply(
+          200,
+          answerWithResult(fast.id, shared ? encodedResult(result) : fastLaneResultJson(result, SERVER_INFO)),
+        );
       }
     }
     if (!response) {

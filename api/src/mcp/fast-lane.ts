@@ -121,12 +121,15 @@ export function fastLaneResultJson(
   ) {
     projected = { ...result, content: [...(result.content ?? []), { type: "text", text: JSON.stringify(structured) }] };
   }
-  if (projected.resultType === undefined) projected = { ...projected, resultType: "complete" };
   const meta = projected._meta;
-  if (meta === undefined) projected = { ...projected, _meta: { [SERVER_INFO_KEY]: serverInfo } };
-  else if (isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined)
-    projected = { ...projected, _meta: { ...meta, [SERVER_INFO_KEY]: serverInfo } };
-  return JSON.stringify(projected);
+  const typed = projected.resultType !== undefined;
+  const named = meta !== undefined && !(isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined);
+  if (typed && named) return JSON.stringify(projected);
+  // One copy, the keys in the order the SDK writes them: added ones last, `_meta` kept in place.
+  const out: ToolResultLike = { ...projected };
+  if (!typed) out.resultType = "complete";
+  if (!named) out._meta = { ...(meta as Record<string, unknown> | undefined), [SERVER_INFO_KEY]: serverInfo };
+  return JSON.stringify(out);
 }
 
 /** A thrown error as the SDK reports it from a tool: an error result with the message. */
