@@ -187,6 +187,49 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     await client.close();
   });
 
+  it("looks a call's tool up by its Mcp-Name header only when the body agrees, and refuses a disagreement unsent", async () => {
+    // The endpoint starts the lookup from the header while the body arrives.
+    const post = (header: string, name: string, args: Record<string, unknown>) =>
+      fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": header,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: {
+            name,
+            arguments: args,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+    const before = stateless.requests();
+    const issues = stateless.calls("issues");
+    const refused = await post("tracker_echo", "tracker_issues", { action: "create", title: "Never" });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error?: { code?: number } }).error?.code).toBe(-32020);
+    expect(stateless.requests()).toBe(before);
+    expect(stateless.calls("issues")).toBe(issues);
+    expect(stateless.issues.map((i) => i.title)).not.toContain("Never");
+
+    const agreed = await post("tracker_echo", "tracker_echo", { text: "agreed" });
+    expect(agreed.status).toBe(200);
+    const answer = (await agreed.json()) as { result?: { content?: { text?: string }[] } };
+    expect(answer.result?.content?.[0]?.text).toContain("agreed");
+    expect(stateless.requests() - before).toBe(1);
+  });
+
   it("passes images through and forwards progress to a client that asked for it", async () => {
     const client = await connect();
     const image = await client.callTool({ name: "tracker_image", arguments: {} });
