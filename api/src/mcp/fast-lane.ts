@@ -123,12 +123,13 @@ export function fastLaneResultJson(
   }
   const meta = projected._meta;
   const typed = projected.resultType !== undefined;
-  const named = meta !== undefined && !(isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined);
-  if (typed && named) return JSON.stringify(projected);
+  // Whether `_meta` stays as it is: absent or a plain object without the server's identity gets it.
+  const identified = meta !== undefined && !(isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined);
+  if (typed && identified) return JSON.stringify(projected);
   // One copy, the keys in the order the SDK writes them: added ones last, `_meta` kept in place.
   const out: ToolResultLike = { ...projected };
   if (!typed) out.resultType = "complete";
-  if (!named) out._meta = { ...(meta as Record<string, unknown> | undefined), [SERVER_INFO_KEY]: serverInfo };
+  if (!identified) out._meta = { ...(meta as Record<string, unknown> | undefined), [SERVER_INFO_KEY]: serverInfo };
   return JSON.stringify(out);
 }
 
