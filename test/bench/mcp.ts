@@ -9,7 +9,10 @@
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import postgres from "postgres";
+import { mcpHeaders, REVISION } from "../src/helpers/mcp-http";
 import type { ServerProcess } from "./server-process";
+
+export { mcpHeaders };
 
 export interface McpFigures {
   connections: number;
@@ -27,7 +30,6 @@ export interface McpFigures {
   instructionsOk: boolean;
 }
 
-const REVISION = "2026-07-28";
 const CONNECTIONS = 50;
 const SKILL = "bench-skill";
 const MARKER = "Bench skill marker: check the diff before the tests.";
@@ -42,17 +44,6 @@ export const META = {
 
 export const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
-
-export function mcpHeaders(token: string, method: string, name?: string): Record<string, string> {
-  return {
-    authorization: `Bearer ${token}`,
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": REVISION,
-    "mcp-method": method,
-    ...(name ? { "mcp-name": name } : {}),
-  };
-}
 
 const GET_BODY = JSON.stringify({
   jsonrpc: "2.0",

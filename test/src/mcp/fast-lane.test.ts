@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -66,15 +67,7 @@ async function call(side: Side, body: Record<string, unknown>, headers: Record<s
   const params = body.params as { name?: string } | undefined;
   const res = await fetch(`${side.server.url}/mcp${query}`, {
     method: "POST",
-    headers: {
-      authorization: `Bearer ${side.token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      ...(params?.name ? { "mcp-name": params.name } : {}),
-      ...headers,
-    },
+    headers: { ...mcpHeaders(side.token, "tools/call", params?.name), ...headers },
     body: JSON.stringify(body),
   });
   return answerOf(res);

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
+import { mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -23,14 +24,11 @@ async function rpc(
   const requestId = ++id;
   const res = await fetch(`${server.url}/mcp${query}`, {
     method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof params.uri === "string" && method === "resources/read" ? { "mcp-name": params.uri } : {}),
-    },
+    headers: mcpHeaders(
+      token,
+      method,
+      method === "resources/read" && typeof params.uri === "string" ? params.uri : undefined,
+    ),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: requestId,

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
+import { ENVELOPE, mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import {
@@ -192,26 +193,12 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const post = (header: string, name: string, args: Record<string, unknown>) =>
       fetch(`${server.url}/mcp`, {
         method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": header,
-        },
+        headers: mcpHeaders(token, "tools/call", header),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 7,
           method: "tools/call",
-          params: {
-            name,
-            arguments: args,
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
+          params: { name, arguments: args, _meta: ENVELOPE },
         }),
       });
     const before = stateless.requests();

@@ -1,0 +1,21 @@
+/** A 2026-07-28 MCP request sent by hand over HTTP: its headers and envelope, as the SDK client sends them. */
+
+export const REVISION = "2026-07-28";
+
+/** The `_meta` envelope of a request from a client that declares no capabilities. */
+export const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": REVISION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** The headers of a POST to /mcp: the token, the revision, the method and, where the spec asks, the name. */
+export function mcpHeaders(token: string, method: string, name?: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${token}`,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": REVISION,
+    "mcp-method": method,
+    ...(name ? { "mcp-name": name } : {}),
+  };
+}
