@@ -89,8 +89,8 @@ function dataOf(block: string): string[] {
 }
 
 /**
- * An answer's body: its chunks, and where the host's HTTP client has it (undici's body on Node),
- * the whole text in one read, which costs less than iterating a JSON body's chunks.
+ * An answer's body: its chunks, and where the host's POST offers it (Node's dispatched post), the
+ * whole text in one read, which costs less than iterating a JSON body's chunks.
  */
 export type AnswerBody = AsyncIterable<Uint8Array> & { text?(): Promise<string> };
 
