@@ -13,7 +13,7 @@ export interface ServerRequest {
 }
 
 /** The answer in one JSON-RPC message text when it carries this id; null otherwise. */
-function messageAnswer(text: string, id: string | number): Answer | null {
+export function messageAnswer(text: string, id: string | number): Answer | null {
   const m = jsonRpcObject(text);
   return m ? answerIn(m, id) : null;
 }
@@ -94,7 +94,7 @@ function dataOf(block: string): string[] {
  */
 export type AnswerBody = AsyncIterable<Uint8Array> & { text?(): Promise<string> };
 
-const isEventStream = (contentType: string) => contentType.toLowerCase().startsWith("text/event-stream");
+export const isEventStream = (contentType: string) => contentType.toLowerCase().startsWith("text/event-stream");
 
 /**
  * Reads a body until the answer with this id: the whole of a JSON body, or SSE events until the

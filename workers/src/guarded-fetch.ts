@@ -51,16 +51,17 @@ const MAX_REMEMBERED = 1_000;
  */
 export function guardedPost(guard: FetchGuard, base: UpstreamPost, remember?: RememberedChecks): UpstreamPost {
   const passed = new Map<string, number>();
-  return async (url, init) => {
-    if (!remember || (passed.get(url) ?? 0) <= remember.now()) {
-      await checkUpstreamUrl(guard, new URL(url));
-      if (remember) {
-        if (passed.size >= MAX_REMEMBERED) passed.clear();
-        passed.set(url, remember.now() + remember.ms);
-      }
+  const checkThenPost: UpstreamPost = async (url, init) => {
+    await checkUpstreamUrl(guard, new URL(url));
+    if (remember) {
+      if (passed.size >= MAX_REMEMBERED) passed.clear();
+      passed.set(url, remember.now() + remember.ms);
     }
     return base(url, init);
   };
+  // A URL that passed lately goes straight to the POST, without a promise of its own around it.
+  return (url, init) =>
+    remember && (passed.get(url) ?? 0) > remember.now() ? base(url, init) : checkThenPost(url, init);
 }
 
 export function guardedFetch(guard: FetchGuard, base: typeof fetch = fetch): typeof fetch {

@@ -10,6 +10,7 @@ export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, Upst
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,
+  type DirectTool,
   MAX_TOOLS_PER_SERVER,
   type PoolOptions,
   postThrough,

@@ -9,7 +9,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { Cancellation } from "./cancellation";
-import { type Answer, type AnswerBody, readAnswer } from "./direct-answer";
+import { type Answer, type AnswerBody, isEventStream, messageAnswer, readAnswer } from "./direct-answer";
 import { planAllows } from "./plan";
 
 /** Tools per server beyond which the rest are not offered (DESIGN.md, "Remote MCP servers"). */
@@ -59,7 +59,7 @@ export interface PoolOptions {
 /** One POST and its answer, read whole. */
 export type UpstreamPost = (
   url: string,
-  init: { headers: Record<string, string>; body: string; cancellation: Cancellation },
+  init: { headers: Readonly<Record<string, string>>; body: string; cancellation: Cancellation },
 ) => Promise<{ status: number; contentType: string; body: AnswerBody }>;
 
 /** A web stream's chunks (a reader loop: not every runtime's types make the stream iterable). */
@@ -133,6 +133,8 @@ interface Connection {
   lastUsed: number;
   /** The Streamable HTTP transport, whose session a direct call on a 2025 revision joins. */
   transport?: StreamableHTTPClientTransport;
+  /** A stateless direct call's headers, by tool: the same for every call to it on this connection. */
+  directHeaders?: Map<string, Readonly<Record<string, string>>>;
 }
 
 /**
@@ -141,12 +143,73 @@ interface Connection {
  */
 type DirectRoute = { kind: "stateless" } | { kind: "session"; version: string; sessionId: string | undefined };
 
+const STATELESS: DirectRoute = { kind: "stateless" };
+
+/** A tool name a direct call may carry in its Mcp-Name header as it is (printable ASCII). */
+const DIRECT_NAME = /^[\x21-\x7e]+$/;
+
+/**
+ * A stateless call to one tool, prepared by the pool (UpstreamPool.directTool): the same call as
+ * callTool's, with the plan check, for a caller that keeps it across calls.
+ */
+export interface DirectTool {
+  /** False once the pool has dropped or replaced the connection it was made for: make another. */
+  readonly current: boolean;
+  call(
+    args: Record<string, unknown> | undefined,
+    options: Pick<CallOptions, "signal" | "whenGone" | "planSafeActions">,
+  ): Promise<CallToolResult>;
+}
+
+/** The pool's own plan check (see CallOptions.planSafeActions): its refusal, or null. */
+function planRefusal(
+  target: UpstreamTarget,
+  planSafeActions: readonly string[] | null,
+  args: Record<string, unknown> | undefined,
+): CallToolResult | null {
+  if (planSafeActions === null || planAllows(planSafeActions, args)) return null;
+  return errorResult(
+    `Loadout refused this call: in plan mode ${target.name} may only run ${
+      planSafeActions.length ? `action ${planSafeActions.join(", ")}` : "nothing"
+    }. Switch to agent mode to make changes.`,
+  );
+}
+
+/** What every direct call's POST says of its body and the answers it takes. */
+const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/**
+ * A stateless direct call's headers, made once per connection and tool: the target's own (its
+ * secrets), then the transport's. The POST only reads them.
+ */
+function statelessHeaders(
+  connection: Connection,
+  target: UpstreamTarget,
+  tool: string,
+): Readonly<Record<string, string>> {
+  connection.directHeaders ??= new Map();
+  let headers = connection.directHeaders.get(tool);
+  if (!headers) {
+    headers = Object.freeze({
+      ...target.headers,
+      ...POST_HEADERS,
+      "mcp-protocol-version": DIRECT_REVISION,
+      "mcp-method": "tools/call",
+      "mcp-name": tool,
+    });
+    // Tools are few per server (at most 64 are offered); a caller naming many more starts it again.
+    if (connection.directHeaders.size >= 256) connection.directHeaders.clear();
+    connection.directHeaders.set(tool, headers);
+  }
+  return headers;
+}
+
 /** The SDK client's own answer to a request it has no handler for (an elicitation on a 2025 session). */
 const METHOD_NOT_FOUND = { code: -32601, message: "Method not found" };
 
 /** The route a connection offers direct calls, or null where only the SDK client can call (HTTP+SSE). */
 function directRoute(connection: Connection): DirectRoute | null {
-  if (connection.era === "modern") return { kind: "stateless" };
+  if (connection.era === "modern") return STATELESS;
   const version = connection.transport?.protocolVersion;
   if (connection.era !== "legacy" || !version) return null;
   return { kind: "session", version, sessionId: connection.transport?.sessionId };
@@ -163,6 +226,17 @@ const DIRECT_ENVELOPE = {
   "io.modelcontextprotocol/clientInfo": { name: "loadout", version: "0.1.0" },
   "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {}, url: {} } },
 };
+const DIRECT_ENVELOPE_JSON = JSON.stringify(DIRECT_ENVELOPE);
+
+/**
+ * A stateless direct call's body: what JSON.stringify makes of `{ jsonrpc, id, method, params:
+ * { name, arguments, _meta } }`, with the envelope encoded once rather than on every call.
+ */
+export function statelessCallBody(id: string, tool: string, args: Record<string, unknown> | undefined): string {
+  const named = `"name":${JSON.stringify(tool)}`;
+  const given = args ? `,"arguments":${JSON.stringify(args)}` : "";
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{${named}${given},"_meta":${DIRECT_ENVELOPE_JSON}}}`;
+}
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
@@ -189,6 +263,8 @@ const withTimeout = async <T>(work: Promise<T>, ms: number, what: string): Promi
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
+  /** Each opened connection by its promise: a warm call takes it without awaiting. */
+  private readonly opened = new WeakMap<Promise<Connection>, Connection>();
   private readonly options: Required<Omit<PoolOptions, "onToolsChanged" | "postFor">> &
     Pick<PoolOptions, "onToolsChanged" | "postFor">;
   private directIds = 0;
@@ -209,10 +285,16 @@ export class UpstreamPool {
     if (existing) return existing;
     // An older generation of this server is what it used to be: its connection goes.
     for (const other of [...this.connections.keys()]) if (other.startsWith(`${target.id}#`)) this.dropKey(other);
-    const opening = this.open(target).catch((error: unknown) => {
-      this.connections.delete(key);
-      throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(describeConnectError(error));
-    });
+    const opening: Promise<Connection> = this.open(target).then(
+      (connection) => {
+        this.opened.set(opening, connection);
+        return connection;
+      },
+      (error: unknown) => {
+        this.connections.delete(key);
+        throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(describeConnectError(error));
+      },
+    );
     this.connections.set(key, opening);
     this.evict();
     this.sweeper ??= setInterval(() => this.sweep(), Math.min(this.options.idleMs, 60_000));
@@ -299,9 +381,8 @@ export class UpstreamPool {
   }
 
   /** Marks a connection used, moving it to the back of the eviction order. */
-  private touch(target: UpstreamTarget, connection: Connection) {
+  private touch(key: string, connection: Connection) {
     connection.lastUsed = Date.now();
-    const key = this.key(target);
     const opening = this.connections.get(key);
     if (opening) {
       this.connections.delete(key);
@@ -321,7 +402,7 @@ export class UpstreamPool {
   /** Lists a server's tools (at most 64). Throws UpstreamUnavailable when it cannot be reached. */
   async listTools(target: UpstreamTarget): Promise<{ tools: UpstreamTool[]; truncated: boolean; era: string }> {
     const connection = await this.connection(target);
-    this.touch(target, connection);
+    this.touch(this.key(target), connection);
     const all: UpstreamTool[] = [];
     try {
       let cursor: string | undefined;
@@ -340,6 +421,30 @@ export class UpstreamPool {
   }
 
   /**
+   * A warm call to one tool of a target, prepared: the connection looked up once, for a caller
+   * that keeps it (see DirectTool). Null unless the connection is open and stateless (2026-07-28),
+   * where every call is one POST; callTool serves the others.
+   */
+  directTool(target: UpstreamTarget, tool: string): DirectTool | null {
+    const key = this.key(target);
+    const opening = this.connections.get(key);
+    const connection = opening && this.opened.get(opening);
+    if (!opening || !connection || directRoute(connection) !== STATELESS || !DIRECT_NAME.test(tool)) return null;
+    const connections = this.connections;
+    return {
+      get current() {
+        return connections.get(key) === opening;
+      },
+      call: (args, options) => {
+        const refused = planRefusal(target, options.planSafeActions, args);
+        if (refused) return Promise.resolve(refused);
+        this.touch(key, connection);
+        return this.callDirect(connection, target, tool, args, options, STATELESS);
+      },
+    };
+  }
+
+  /**
    * Calls a tool once. Answers an error result (never throws) for everything the agent should
    * hear about; throws UpstreamUnavailable only when no call was sent because the server could not
    * be reached, so the caller can record that.
@@ -351,19 +456,15 @@ export class UpstreamPool {
     options: CallOptions,
   ): Promise<CallToolResult> {
     // The proxy's own plan check: the third layer, independent of the catalog and dispatch.
-    if (options.planSafeActions !== null && !planAllows(options.planSafeActions, args)) {
-      return errorResult(
-        `Loadout refused this call: in plan mode ${target.name} may only run ${
-          options.planSafeActions.length ? `action ${options.planSafeActions.join(", ")}` : "nothing"
-        }. Switch to agent mode to make changes.`,
-      );
-    }
-    const connection = await this.connection(target);
-    this.touch(target, connection);
+    const refused = planRefusal(target, options.planSafeActions, args);
+    if (refused) return refused;
+    const opening = this.connection(target);
+    const connection = this.opened.get(opening) ?? (await opening);
+    this.touch(this.key(target), connection);
     const seconds = Math.round(target.callTimeoutMs / 1000);
     const route = directRoute(connection);
-    if (route && !options.onProgress && !options.inputRequired && /^[\x21-\x7e]+$/.test(tool))
-      return this.callDirect(target, tool, args, options, route);
+    if (route && !options.onProgress && !options.inputRequired && DIRECT_NAME.test(tool))
+      return this.callDirect(connection, target, tool, args, options, route);
     const signal = options.signal ?? (options.whenGone ? signalOf(options.whenGone) : undefined);
     try {
       const rounds = options.inputRequired;
@@ -421,6 +522,7 @@ export class UpstreamPool {
    * 2026-07-28 closing the request is the cancellation.
    */
   private async callDirect(
+    connection: Connection,
     target: UpstreamTarget,
     tool: string,
     args: Record<string, unknown> | undefined,
@@ -430,24 +532,20 @@ export class UpstreamPool {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
     const session = route.kind === "session" ? route : null;
-    // Set field by field rather than spread in: this runs on every warm call.
-    const headers: Record<string, string> = {
-      ...target.headers,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const params: Record<string, unknown> = { name: tool };
-    if (args) params.arguments = args;
+    let headers: Readonly<Record<string, string>>;
+    let body: string;
     if (session) {
-      headers["mcp-protocol-version"] = session.version;
-      if (session.sessionId) headers["mcp-session-id"] = session.sessionId;
+      const own: Record<string, string> = { ...target.headers, ...POST_HEADERS };
+      own["mcp-protocol-version"] = session.version;
+      if (session.sessionId) own["mcp-session-id"] = session.sessionId;
+      headers = own;
+      const params: Record<string, unknown> = { name: tool };
+      if (args) params.arguments = args;
+      body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
     } else {
-      headers["mcp-protocol-version"] = DIRECT_REVISION;
-      headers["mcp-method"] = "tools/call";
-      headers["mcp-name"] = tool;
-      params._meta = DIRECT_ENVELOPE;
+      headers = statelessHeaders(connection, target, tool);
+      body = statelessCallBody(id, tool, args);
     }
-    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
     const cancellation = new Cancellation();
     let timedOut = false;
     let cancelled = false;
@@ -482,14 +580,18 @@ export class UpstreamPool {
     try {
       const answer = await post(target.url, { headers, body, cancellation });
       status = answer.status;
-      message = await readAnswer(
-        answer.body,
-        answer.contentType,
-        id,
-        () => cancellation.cancel(new Error("the rest of the stream was not needed")),
-        undefined,
-        session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
-      );
+      // A JSON answer read whole here, without readAnswer's promise around it (the common case).
+      message =
+        !isEventStream(answer.contentType) && answer.body.text
+          ? messageAnswer(await answer.body.text(), id)
+          : await readAnswer(
+              answer.body,
+              answer.contentType,
+              id,
+              () => cancellation.cancel(new Error("the rest of the stream was not needed")),
+              undefined,
+              session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
+            );
     } catch (error) {
       if (session && (timedOut || cancelled))
         void tell({

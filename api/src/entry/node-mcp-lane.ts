@@ -72,6 +72,7 @@ class LaneRequest {
   }
 
   query(name: string): string | undefined {
+    if (this.search === "") return undefined;
     this.params ??= new URLSearchParams(this.search);
     return this.params.get(name) ?? undefined;
   }

@@ -71,7 +71,10 @@ export interface AppVariables {
   rawBody: Uint8Array | undefined;
   /** Schedules work after the response; errors are logged, never thrown at the client. */
   defer: (work: () => Promise<unknown>) => void;
-  /** Which path answered an MCP request (`fast` for the fast lane), reported in Server-Timing. */
+  /**
+   * Which path answered an MCP request, reported in Server-Timing: `fast` for the fast lane, `warm`
+   * for a call on a warm route (see mcp/warm-calls.ts).
+   */
   lane: string | undefined;
   /** An MCP request that wrote (skill_edit): the instance's caches are dropped after it. */
   wrote: boolean;

@@ -13,21 +13,24 @@ import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv, AppVariables } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
-import { principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import { bearerKey, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { findEndpoint } from "../services/mcp/endpoints";
 import {
+  callPrepared,
   callProxiedTool,
+  type FoundTool,
   findProxiedTool,
+  lookupWorkspaces,
   type ProxiedTool,
-  present,
+  presentFound,
   proxiedCatalog,
   type SingleServer,
 } from "../services/mcp/proxied";
-import type { ServerDeps } from "../services/servers/upstreams";
+import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import {
   answerWithResult,
   type FastCall,
@@ -45,6 +48,7 @@ import {
   type ToolResult,
 } from "./server";
 import { SkillsToolInput } from "./tools";
+import { type WarmRoute, WarmRoutes, warmKey } from "./warm-calls";
 
 const MODES = new Set(["agent", "plan", "goal"]);
 /** The requests the activity log keeps: calls and reads, not handshakes and lists. */
@@ -189,6 +193,8 @@ function rpcError(c: McpContext, error: AppError): McpReply {
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
  */
 export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): McpServe {
+  // Where nothing is cached (no change feed: Workers), nothing is decided ahead either.
+  const warm = serverDeps.hot.freshness ? new WarmRoutes(serverDeps.hot) : null;
   const handler = createMcpHandler(
     ({ authInfo }) => {
       const per = authInfo?.extra?.loadout as PerRequest | undefined;
@@ -237,12 +243,112 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
   app.all("/mcp/s/:ws/:slug", (c) => viaHono(c, null, { ws: c.req.param("ws"), slug: c.req.param("slug") }));
   return serve;
 
+  /**
+   * A tools/call on a warm route (see warm-calls.ts): the body read and checked as the fast lane
+   * checks it, then the call with every check of dispatch, answered and logged as on the usual
+   * path. Null, with nothing called, for a request the route does not fit (another tool, a client
+   * that could be asked for roots or pass input requests on, anything the fast lane leaves to the
+   * SDK): the usual path then serves it.
+   */
+  async function serveWarm(c: McpContext, io: McpBody, route: WarmRoute): Promise<McpReply | null> {
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(utf8.decode(await io.read(MCP_BODY_LIMIT)));
+    } catch {
+      return null;
+    }
+    const fast = fastLaneCall("POST", (name) => c.req.header(name), parsedBody);
+    if (!fast || fast.name !== route.tool.name) return null;
+    const capabilities = fast.clientCapabilities;
+    if (capabilities.elicitation || (route.mayAskRoots && capabilities.roots)) return null;
+    const { session } = route;
+    const principal = session.principal;
+    c.set("principal", principal);
+    const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    const client = clientOf(parsedBody);
+    if (client) noteClient(c, ctx, client, session, route.endpointId);
+    const started = performance.now();
+    let result: ToolResult;
+    try {
+      result = (await callPrepared(
+        ctx.db,
+        session,
+        serverDeps,
+        route.found,
+        route.direct,
+        route.tool.name,
+        fast.args,
+        io.whenGone
+          ? { now: ctx.now, whenGone: (listener) => io.whenGone?.(listener) }
+          : { now: ctx.now, signal: io.signal() },
+      )) as ToolResult;
+    } catch (error) {
+      result = toolError(error);
+    }
+    c.set("lane", "warm");
+    const response = jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(result, SERVER_INFO)));
+    const outcome = outcomeOfToolResult(result);
+    logCall(c, ctx, parsedBody, response, {
+      session,
+      client,
+      endpointId: route.endpointId,
+      server: route.found.server,
+      outcome: () => outcome,
+      started,
+    });
+    return response;
+  }
+
+  /**
+   * Keeps what this request decided as a warm route, after the answer, unless anything was heard
+   * of since the request began (its decisions may not have seen it). The pool's prepared call is
+   * made from the target the call just used.
+   */
+  function keepWarm(
+    c: McpContext,
+    key: string,
+    cacheKey: string,
+    sequence: number | undefined,
+    decided: Omit<WarmRoute, "resolved" | "direct" | "userStamp" | "toolStamp" | "storedAt">,
+  ): void {
+    c.get("defer")(async () => {
+      if (!warm) return;
+      const { server, tool } = decided.found;
+      const pool = serverDeps.pool;
+      const target =
+        pool && server.status !== "failed" ? await openedTarget(server, serverDeps.box).catch(() => null) : null;
+      const stamps = warm.stampsSince(sequence, decided.session.principal.userId, decided.toolWorkspaces);
+      const resolved = warm.cachedPrincipal(cacheKey, c.get("now"));
+      if (!stamps || resolved?.principal !== decided.session.principal) return;
+      warm.keep(key, {
+        ...decided,
+        resolved,
+        direct: target && pool ? pool.directTool(target, tool.name) : null,
+        ...stamps,
+        storedAt: c.get("now").getTime(),
+      });
+    });
+  }
+
   async function serve(
     c: McpContext,
     io: McpBody,
     endpointId: string | null,
     singleServer: SingleServerPath | null = null,
   ): Promise<McpReply> {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+    // Taken before anything is read: a warm route is kept only if nothing was heard of since.
+    const sequence = serverDeps.hot.live?.sequence;
+    const cacheKey = match?.[1] && sequence !== undefined ? bearerKey(match[1]) : undefined;
+    // A tools/call decided before with the same inputs skips the deciding (see warm-calls.ts).
+    let warmAt: string | null = null;
+    if (warm && cacheKey && c.req.method === "POST" && c.req.header("mcp-method") === "tools/call") {
+      warmAt = warmKey(cacheKey, c.req);
+      const route = warm.find(warmAt, cacheKey, c.get("now"));
+      const reply = route ? await serveWarm(c, io, route) : null;
+      if (reply) return reply;
+    }
+
     const origin = originOf(c);
     const allowedHosts = c.get("deps").allowedHosts;
     if (allowedHosts) {
@@ -270,7 +376,6 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         return rpcError(c, new AppError("forbidden", `Origin ${sentOrigin} may not use this MCP endpoint.`));
     }
 
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1]) {
       return rpcError(
         c,
@@ -283,7 +388,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     }
     let resolved: ResolvedBearer;
     try {
-      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"), serverDeps.hot);
+      resolved = await principalFromBearer(c.get("db"), match[1], c.get("now"), serverDeps.hot, cacheKey);
     } catch (error) {
       if (error instanceof AppError)
         return rpcError(
@@ -386,7 +491,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         ? { name: named, found: findProxiedTool(c.get("db"), serverDeps, resolved, named, single) }
         : undefined;
     // Awaited below when the body agrees; a failure is then thrown there, not left unhandled here.
-    early?.found.catch(() => {});
+    if (early?.found instanceof Promise) early.found.catch(() => {});
 
     let parsedBody: unknown;
 
@@ -461,18 +566,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       Boolean(pinned?.searchFetch) ||
       CHATGPT.test(client?.name ?? "") ||
       CHATGPT.test(c.req.header("user-agent") ?? "");
-    if (client) {
-      const sighting = {
-        clientName: client.name.slice(0, 200),
-        clientVersion: client.version.slice(0, 100),
-        era: client.era,
-        protocolVersion: client.protocolVersion,
-        project,
-        mode,
-        endpointId: pinned?.endpointId ?? null,
-      };
-      c.get("defer")(() => recordClient(ctx.db, principal, sighting, ctx.now));
-    }
+    if (client) noteClient(c, ctx, client, session, pinned?.endpointId ?? null);
     const params = (parsedBody as { params?: { name?: unknown } } | undefined)?.params;
     const needs: ServerOptions["needs"] =
       method === "tools/call" && typeof params?.name === "string"
@@ -483,6 +577,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     // Upstream tools: the whole catalog for a listing, the one tool a call names (looked up, with
     // every check made again at dispatch), nothing for the other requests.
     let upstreamTools: ProxiedTool[] = [];
+    let foundTool: FoundTool | null = null;
     let upstreamListing: ProxiedTool["definition"][] | undefined;
     let catalog: ProxiedTool[] | undefined;
     if (method === "tools/list") {
@@ -500,7 +595,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       const found = await (early?.name === needs.tool
         ? early.found
         : findProxiedTool(ctx.db, serverDeps, session, needs.tool, single));
-      if (found) upstreamTools = [present(found.server, found.tool, session, Boolean(single))];
+      foundTool = found;
+      if (found) upstreamTools = [presentFound(found, session, Boolean(single))];
     }
     let toolOutcome: ToolOutcome | undefined;
     // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
@@ -549,6 +645,17 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
           200,
           answerWithResult(fast.id, shared ? encodedResult(result) : fastLaneResultJson(result, SERVER_INFO)),
         );
+        const tool = upstreamTools[0];
+        if (warmAt && cacheKey && foundTool && tool?.name === fast.name && !shared)
+          keepWarm(c, warmAt, cacheKey, sequence, {
+            session,
+            endpointId: pinned?.endpointId ?? null,
+            single: Boolean(single),
+            mayAskRoots: !pinned && project === null,
+            found: foundTool,
+            tool,
+            toolWorkspaces: lookupWorkspaces(session, single),
+          });
       }
     }
     if (!response) {
@@ -600,68 +707,113 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         listingAnswers.set(catalog, byBuiltIns);
       }
     }
-    const rpc = parsedBody as { id?: unknown; method?: unknown; params?: Record<string, unknown> } | undefined;
-    if (typeof rpc?.method === "string" && rpc.id !== undefined && LOGGED_METHODS.test(rpc.method)) {
-      const params = rpc.params ?? {};
-      const args = params.arguments as Record<string, unknown> | undefined;
-      const target =
-        typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : rpc.method;
-      const item =
-        typeof args?.name === "string"
-          ? args.name
-          : typeof args?.id === "string"
-            ? args.id
-            : typeof params.uri === "string"
-              ? params.uri
-              : null;
-      // Kept by the team whose tool or item the call named, else by the caller's personal workspace.
-      const workspaceId = callWorkspaceId(session.workspaces, {
-        toolWorkspaceId: upstreamTools[0]?.server.workspaceId ?? null,
-        names: [item, target],
-      });
-      // skill_edit is not even offered outside agent mode: calling it is a plan-mode refusal.
-      const planRefused = target === "skill_edit" && mode !== "agent" && rpc.method === "tools/call";
-      if (target === "skill_edit" && rpc.method === "tools/call") c.set("wrote", true);
-      if (!workspaceId) return response;
-      // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
-      // extension's reads) are read again after they have gone to the client.
-      const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
-      const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
-      // Its outcome and time are filled in after the answer (an object of this many fields, spread
-      // again to add them, costs four times as much memory).
-      const call: McpCall = {
-        workspaceId,
-        userId: principal.userId,
-        tokenId: principal.kind === "token" ? principal.tokenId : null,
-        requestId: ctx.requestId,
-        at: ctx.now,
-        method: rpc.method,
-        target,
-        item,
-        // 2025-era clients name themselves in initialize only: their calls fall back to the User-Agent.
-        client: client
-          ? `${client.name} ${client.version}`.trim()
-          : (c.req.header("user-agent")?.slice(0, 100) ?? null),
-        mode,
-        project,
-        server: upstreamTools[0]?.server.slug ?? null,
-        endpoint: pinned?.endpointId ?? null,
-        outcome: "error",
-        ms: 0,
-      };
-      const recorder = c.get("deps").callRecorder ?? immediateRecorder;
-      c.get("defer")(async () => {
-        call.outcome = planRefused
-          ? "plan_refused"
-          : copy !== null
-            ? outcomeOf(typeof copy === "string" ? copy : await copy.text())
-            : (toolOutcome ?? "error");
-        call.ms = Math.round((performance.now() - started) * 100) / 100;
-        await recorder.record(ctx.db, call);
-      });
-    }
+    logCall(c, ctx, parsedBody, response, {
+      session,
+      client,
+      endpointId: pinned?.endpointId ?? null,
+      server: upstreamTools[0]?.server ?? null,
+      outcome: () => toolOutcome,
+      started,
+    });
     return response;
   }
+}
+
+/** Records, after the answer, that this client was seen (the Connect page lists clients). */
+function noteClient(
+  c: McpContext,
+  ctx: ActionContext,
+  client: NonNullable<ReturnType<typeof clientOf>>,
+  session: McpSession,
+  endpointId: string | null,
+): void {
+  const sighting = {
+    clientName: client.name.slice(0, 200),
+    clientVersion: client.version.slice(0, 100),
+    era: client.era,
+    protocolVersion: client.protocolVersion,
+    project: session.project,
+    mode: session.mode,
+    endpointId,
+  };
+  c.get("defer")(() => recordClient(ctx.db, ctx.principal, sighting, ctx.now));
+}
+
+/** What the activity log records of a call besides its request and answer. */
+interface CallFacts {
+  session: McpSession;
+  client: ReturnType<typeof clientOf>;
+  endpointId: string | null;
+  /** The upstream server a proxied call went to. */
+  server: { workspaceId: string; slug: string } | null;
+  /** The outcome a tool reported, once the answer is out (JSON answers; others are read again). */
+  outcome: () => ToolOutcome | undefined;
+  started: number;
+}
+
+/**
+ * Records a call, a read or a skill_edit in the activity log, after the answer (see LOGGED_METHODS):
+ * kept by the team whose tool or item the call named, else by the caller's personal workspace.
+ */
+function logCall(c: McpContext, ctx: ActionContext, parsedBody: unknown, response: McpReply, facts: CallFacts): void {
+  const { session, client, started } = facts;
+  const { principal, mode, project } = session;
+  const rpc = parsedBody as { id?: unknown; method?: unknown; params?: Record<string, unknown> } | undefined;
+  if (typeof rpc?.method !== "string" || rpc.id === undefined || !LOGGED_METHODS.test(rpc.method)) return;
+  const params = rpc.params ?? {};
+  const args = params.arguments as Record<string, unknown> | undefined;
+  const target =
+    typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : rpc.method;
+  const item =
+    typeof args?.name === "string"
+      ? args.name
+      : typeof args?.id === "string"
+        ? args.id
+        : typeof params.uri === "string"
+          ? params.uri
+          : null;
+  const workspaceId = callWorkspaceId(session.workspaces, {
+    toolWorkspaceId: facts.server?.workspaceId ?? null,
+    names: [item, target],
+  });
+  // skill_edit is not even offered outside agent mode: calling it is a plan-mode refusal.
+  const planRefused = target === "skill_edit" && mode !== "agent" && rpc.method === "tools/call";
+  if (target === "skill_edit" && rpc.method === "tools/call") c.set("wrote", true);
+  if (!workspaceId) return;
+  // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
+  // extension's reads) are read again after they have gone to the client.
+  const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
+  const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
+  // Its outcome and time are filled in after the answer (an object of this many fields, spread
+  // again to add them, costs four times as much memory).
+  const call: McpCall = {
+    workspaceId,
+    userId: principal.userId,
+    tokenId: principal.kind === "token" ? principal.tokenId : null,
+    requestId: ctx.requestId,
+    at: ctx.now,
+    method: rpc.method,
+    target,
+    item,
+    // 2025-era clients name themselves in initialize only: their calls fall back to the User-Agent.
+    client: client ? `${client.name} ${client.version}`.trim() : (c.req.header("user-agent")?.slice(0, 100) ?? null),
+    mode,
+    project,
+    server: facts.server?.slug ?? null,
+    endpoint: facts.endpointId,
+    outcome: "error",
+    ms: 0,
+  };
+  const recorder = c.get("deps").callRecorder ?? immediateRecorder;
+  c.get("defer")(async () => {
+    call.outcome = planRefused
+      ? "plan_refused"
+      : copy !== null
+        ? outcomeOf(typeof copy === "string" ? copy : await copy.text())
+        : (facts.outcome() ?? "error");
+    call.ms = Math.round((performance.now() - started) * 100) / 100;
+    await recorder.record(ctx.db, call);
+  });
 }
 
 /** Host headers seen, by their hostname: the same few on every request, so each is parsed once. */

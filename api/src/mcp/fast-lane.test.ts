@@ -100,6 +100,16 @@ describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the
     });
   });
 
+  it.each([
+    ["an empty result", {}],
+    ["text content", { content: [{ type: "text", text: "hi" }] }],
+    ["an error result with structured content", { content: [], isError: true, structuredContent: { a: [1] } }],
+    ["integer-like keys, which encode first", { content: [], "7": "seven", x: 1 }],
+  ])("encodes %s byte for byte as a copy with resultType and _meta added would", (_, result) => {
+    const copy = { ...result, resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER } };
+    expect(fastLaneResultJson(result, SERVER)).toBe(JSON.stringify(copy));
+  });
+
   it("keeps the result's own _meta entries, and a serverInfo already there", () => {
     const kept = JSON.parse(fastLaneAnswer("a", { content: [], _meta: { "example.com/trace": "t1" } }, SERVER));
     expect(kept.result._meta).toEqual({ "example.com/trace": "t1", "io.modelcontextprotocol/serverInfo": SERVER });

@@ -121,6 +121,12 @@ export function fastLaneResultJson(
   ) {
     projected = { ...result, content: [...(result.content ?? []), { type: "text", text: JSON.stringify(structured) }] };
   }
+  // The common result, with neither: its own encoding with the two added at its end, the order
+  // the copy below gives them, rather than a copy encoded.
+  if (!("_meta" in projected) && !("resultType" in projected)) {
+    const json = JSON.stringify(projected);
+    return `${json.slice(0, -1)}${json.length > 2 ? "," : ""}"resultType":"complete","_meta":${identityJson(serverInfo)}}`;
+  }
   const meta = projected._meta;
   const typed = projected.resultType !== undefined;
   // Whether `_meta` stays as it is: absent or a plain object without the server's identity gets it.
@@ -131,6 +137,17 @@ export function fastLaneResultJson(
   if (!typed) out.resultType = "complete";
   if (!identified) out._meta = { ...(meta as Record<string, unknown> | undefined), [SERVER_INFO_KEY]: serverInfo };
   return JSON.stringify(out);
+}
+
+/** `_meta` holding only the server's identity, encoded once per identity. */
+const identities = new WeakMap<object, string>();
+function identityJson(serverInfo: { name: string; title?: string; version: string }): string {
+  let json = identities.get(serverInfo);
+  if (json === undefined) {
+    json = JSON.stringify({ [SERVER_INFO_KEY]: serverInfo });
+    identities.set(serverInfo, json);
+  }
+  return json;
 }
 
 /** A thrown error as the SDK reports it from a tool: an error result with the message. */

@@ -148,9 +148,26 @@ describe("the fast lane answers as the SDK's path does", () => {
     expect(a.headers["x-frame-options"]).toBe("DENY");
   });
 
+  // A call the fast lane answered leaves a warm route: the same call again takes it.
+  const upstreamCases = laneCases.filter(([, body]) =>
+    String((body.params as { name: string }).name).startsWith("up_"),
+  );
+  it.each(upstreamCases)("%s, again on its warm route", async (_, body, query) => {
+    await call(fast, body, {}, query);
+    const a = await call(fast, body, {}, query);
+    const b = await call(sdk, body, {}, query);
+    expect(a.lane).toBe("warm");
+    expect({ status: a.status, type: a.type, body: JSON.parse(a.body) }).toEqual({
+      status: b.status,
+      type: b.type,
+      body: JSON.parse(b.body),
+    });
+    expect(withoutTiming(a.headers)).toEqual(withoutTiming(b.headers));
+  });
+
   it("takes the fast lane for plain calls, and the SDK's for the rest", async () => {
     expect((await call(fast, request("skills", { action: "get", name: "review" }))).lane).toBe("fast");
-    expect((await call(fast, request("up_echo", { text: "x" }))).lane).toBe("fast");
+    expect((await call(fast, request("up_echo", { text: "x" }))).lane).toMatch(/^(fast|warm)$/);
     // Arguments the schema refuses: the SDK writes that error.
     expect((await call(fast, request("skills", { action: "delete", name: "review" }))).lane).toBe("sdk");
     // A progress token needs the SDK's event stream.

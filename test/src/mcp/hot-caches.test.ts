@@ -23,7 +23,12 @@ let account: Account;
 let token: { id: string; secret: string };
 const queries: string[] = [];
 
-async function call(name: string, args: Record<string, unknown>, secret = token.secret) {
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  secret = token.secret,
+  extra: { headers?: Record<string, string>; meta?: Record<string, unknown> } = {},
+) {
   const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
     headers: {
@@ -33,12 +38,13 @@ async function call(name: string, args: Record<string, unknown>, secret = token.
       "mcp-protocol-version": REVISION,
       "mcp-method": "tools/call",
       "mcp-name": name,
+      ...extra.headers,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
-      params: { name, arguments: args, _meta: META },
+      params: { name, arguments: args, _meta: { ...META, ...extra.meta } },
     }),
   });
   const raw = await res.text();
@@ -52,7 +58,8 @@ async function call(name: string, args: Record<string, unknown>, secret = token.
           ?.slice(5) ?? "{}",
       );
   const text = ((json.result?.content ?? []) as { text?: string }[]).map((c) => c.text ?? "").join("");
-  return { status: res.status, isError: Boolean(json.result?.isError), text, error: json.error };
+  const lane = /lane;desc="(\w+)"/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? "sdk";
+  return { status: res.status, isError: Boolean(json.result?.isError), text, error: json.error, lane };
 }
 
 /** The queries the app ran while `work` ran, except the activity log's batched inserts (written after the answers). */
@@ -117,6 +124,97 @@ describe("a warm call", () => {
       expect((await call("skills", { action: "get", name: "warm-skill" }, other.secret)).text).toContain("Hot path");
     });
     expect(ran.some((q) => /from "api_tokens"/i.test(q))).toBe(true);
+  });
+});
+
+describe("a warm route (a proxied call decided before, see api/src/mcp/warm-calls.ts)", () => {
+  /** Calls until the route is warm: the second call of the same inputs takes it. */
+  const warmUp = async (secret = token.secret, headers?: Record<string, string>) => {
+    await call("hot_echo", { text: "decide" }, secret, { headers });
+    const warm = await call("hot_echo", { text: "warm" }, secret, { headers });
+    expect(warm.lane).toBe("warm");
+    expect(warm.text).toBe("warm");
+  };
+
+  it("is taken by the same call again, and reads nothing from Postgres", async () => {
+    await warmUp();
+    const ran = await queriesDuring(async () => {
+      const again = await call("hot_echo", { text: "again" });
+      expect(again).toMatchObject({ lane: "warm", text: "again" });
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it("stops with the token: revoked through the API, or in SQL", async () => {
+    const byApi = await account.token(["mcp"], { name: "warm-revoked-by-api" });
+    await warmUp(byApi.secret);
+    expect((await account.rest(`/v1/tokens/${byApi.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await call("hot_echo", { text: "x" }, byApi.secret)).status).toBe(401);
+
+    const inSql = await account.token(["mcp"], { name: "warm-revoked-in-sql" });
+    await warmUp(inSql.secret);
+    await exec(sql`update api_tokens set revoked_at = now() where id = ${inSql.id}`);
+    await settle();
+    expect((await call("hot_echo", { text: "x" }, inSql.secret)).status).toBe(401);
+  });
+
+  it("stops with the tool: switched off, or its server narrowed to another project, in SQL", async () => {
+    await warmUp();
+    await exec(sql`update mcp_server_tools set enabled = false where name = 'echo'`);
+    await settle();
+    const off = await call("hot_echo", { text: "x" });
+    expect(off.isError).toBe(true);
+    expect(off.text).toMatch(/not active for this session/);
+    await exec(sql`update mcp_server_tools set enabled = true where name = 'echo'`);
+    await settle();
+
+    await warmUp();
+    await exec(sql`update mcp_servers set scope_mode = 'projects', scope_projects = '{/elsewhere}' where slug = 'hot'`);
+    await settle();
+    const narrowed = await call("hot_echo", { text: "x" });
+    expect(narrowed.isError).toBe(true);
+    expect(narrowed.text).toMatch(/not active for this session/);
+    await exec(sql`update mcp_servers set scope_mode = 'global', scope_projects = '{}' where slug = 'hot'`);
+    await settle();
+    expect((await call("hot_echo", { text: "back" })).text).toBe("back");
+  });
+
+  it("is not the route of a call in another mode, nor one that names another tool in its body", async () => {
+    await warmUp();
+    const plan = await call("hot_echo", { text: "x" }, token.secret, { headers: { "x-loadout-mode": "plan" } });
+    expect(plan.isError).toBe(true);
+    expect(plan.text).toMatch(/not allowed in plan mode/);
+    // The header names the warm tool, the body another: refused unsent, as on the usual path.
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token.secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": REVISION,
+        "mcp-method": "tools/call",
+        "mcp-name": "hot_echo",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "hot_add", arguments: { a: 1, b: 2 }, _meta: META },
+      }),
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it("leaves to the usual path a client that declares roots without a project, or elicitation", async () => {
+    await warmUp();
+    const roots = await call("hot_echo", { text: "roots" }, token.secret, {
+      meta: { "io.modelcontextprotocol/clientCapabilities": { roots: {} } },
+    });
+    expect(roots).toMatchObject({ lane: "fast", text: "roots" });
+    const elicits = await call("hot_echo", { text: "asks" }, token.secret, {
+      meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
+    });
+    expect(elicits).toMatchObject({ lane: "sdk", text: "asks" });
   });
 });
 

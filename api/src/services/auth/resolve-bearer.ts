@@ -1,6 +1,7 @@
 import type { Database } from "@loadout/db";
 import { hashSecret } from "../../auth/secrets";
 import type { WorkspaceView } from "../../schemas/workspaces";
+import type { Freshness } from "../cache/freshness";
 import type { HotCaches } from "../cache/hot";
 import { looksLikeAccessToken, principalAndWorkspacesFromAccessToken } from "../oauth/verify";
 import { principalAndWorkspacesFromApiToken, type ResolvedPrincipal } from "./resolve-principal";
@@ -25,26 +26,51 @@ const MAX_CACHED = 20_000;
  * The one verification path of the MCP endpoint: an API token (`lo_…`) or an OAuth access token
  * (`loa_…`), told apart by prefix, each resolved with its workspaces in one prepared query. With
  * hot caches live, a token seen lately is served from memory, as long as no change to its user's
- * tokens, grants or memberships has been heard of since and it has not expired.
+ * tokens, grants or memberships has been heard of since and it has not expired. A principal in
+ * hand is returned as it is, not in a promise.
  */
-export async function principalFromBearer(
+export function principalFromBearer(
   db: Database,
   secret: string,
   now: Date,
   hot?: HotCaches | null,
-): Promise<ResolvedBearer> {
+  /** The secret's `bearerKey`, when the caller has it already. */
+  key = hot?.live ? bearerKey(secret) : "",
+): ResolvedBearer | Promise<ResolvedBearer> {
   const live = hot?.live;
   if (!hot || !live) return fromDatabase(db, secret, now);
-  const key = hashSecret(secret);
-  const at = now.getTime();
+  return cachedBearer(hot, key, now) ?? readAndKeep(db, secret, now, hot, live, key);
+}
+
+/** What the cache of principals keys a bearer secret by: its hash, never the secret. */
+export const bearerKey = hashSecret;
+
+/**
+ * The principal the hot cache holds for this key, if it may still be served: not expired, stored
+ * within the last minute, and nothing heard of its user since. A stale one is dropped.
+ */
+export function cachedBearer(hot: HotCaches, key: string, now: Date): ResolvedBearer | undefined {
+  const live = hot.live;
   const cached = hot.bearers.get(key);
-  if (cached) {
-    const resolved = cached.value as ResolvedBearer;
-    const expired = resolved.expiresAt ? resolved.expiresAt.getTime() <= at : false;
-    if (!expired && at - cached.storedAt <= CACHED_FOR_MS && cached.stamp === live.userStamp(resolved.principal.userId))
-      return resolved;
-    hot.bearers.delete(key);
-  }
+  if (!live || !cached) return undefined;
+  const at = now.getTime();
+  const resolved = cached.value as ResolvedBearer;
+  const expired = resolved.expiresAt ? resolved.expiresAt.getTime() <= at : false;
+  if (!expired && at - cached.storedAt <= CACHED_FOR_MS && cached.stamp === live.userStamp(resolved.principal.userId))
+    return resolved;
+  hot.bearers.delete(key);
+  return undefined;
+}
+
+async function readAndKeep(
+  db: Database,
+  secret: string,
+  now: Date,
+  hot: HotCaches,
+  live: Freshness,
+  key: string,
+): Promise<ResolvedBearer> {
+  const at = now.getTime();
   const sequence = live.sequence;
   const resolved = await fromDatabase(db, secret, now);
   // Kept only if nothing changed while it was read: a revocation heard meanwhile may be this one.

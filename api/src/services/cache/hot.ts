@@ -53,9 +53,10 @@ export class HotCaches {
 
   /**
    * A value of these workspaces, read through when missing or stale: keyed by `key`, stamped
-   * with the workspaces' generations taken before the read.
+   * with the workspaces' generations taken before the read. A value in hand is returned as it is,
+   * not in a promise: awaiting it costs a warm call less.
    */
-  byWorkspaces<V>(key: string, workspaceIds: readonly string[], read: () => Promise<V>): Promise<V> {
+  byWorkspaces<V>(key: string, workspaceIds: readonly string[], read: () => Promise<V>): V | Promise<V> {
     const live = this.live;
     return live ? this.through(key, live.workspaceStamp(workspaceIds), read) : read();
   }
@@ -64,17 +65,18 @@ export class HotCaches {
    * The same for a value of one user's (a saved endpoint), stamped with the user's generation.
    * Stamps of different users can be equal: the key must name the user.
    */
-  byUser<V>(key: string, userId: string, read: () => Promise<V>): Promise<V> {
+  byUser<V>(key: string, userId: string, read: () => Promise<V>): V | Promise<V> {
     const live = this.live;
     return live ? this.through(key, live.userStamp(userId), read) : read();
   }
 
-  private async through<V>(key: string, stamp: string, read: () => Promise<V>): Promise<V> {
+  private through<V>(key: string, stamp: string, read: () => Promise<V>): V | Promise<V> {
     const now = Date.now();
     const cached = this.rows.get(key, stamp, now);
     if (cached !== undefined) return cached as V;
-    const value = await read();
-    this.rows.set(key, stamp, value, now);
-    return value;
+    return read().then((value) => {
+      this.rows.set(key, stamp, value, now);
+      return value;
+    });
   }
 }

@@ -81,7 +81,12 @@ export async function activeItems(db: Database, session: McpSession): Promise<Ca
 }
 
 /** One item by name in one of the session's workspaces, or null; from memory while that holds. */
-export function itemIn(db: Database, session: McpSession, workspaceId: string, name: string): Promise<SkillRow | null> {
+export function itemIn(
+  db: Database,
+  session: McpSession,
+  workspaceId: string,
+  name: string,
+): SkillRow | null | Promise<SkillRow | null> {
   const read = () => findSkill(db, workspaceId, name).catch(() => null);
   const hot = session.caches;
   return hot ? hot.byWorkspaces(`item\u0000${workspaceId}\u0000${name}`, [workspaceId], read) : read();

@@ -1,5 +1,5 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
-import type { CallToolResult } from "@loadout/workers";
+import type { CallToolResult, DirectTool } from "@loadout/workers";
 import { UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { isActiveInProject } from "../../domain/activation";
@@ -66,16 +66,17 @@ const active = (server: ServerRow, project: string | null) =>
  */
 function annotationsOf(tool: ServerToolRow): ProxiedTool["annotations"] {
   const given = tool.annotations;
-  const flag = (key: string, fallback: boolean) =>
-    typeof given[key] === "boolean" ? (given[key] as boolean) : fallback;
   return {
     title: tool.title ?? tool.name,
-    readOnlyHint: flag("readOnlyHint", false),
-    destructiveHint: flag("destructiveHint", true),
-    idempotentHint: flag("idempotentHint", false),
-    openWorldHint: flag("openWorldHint", true),
+    readOnlyHint: flag(given, "readOnlyHint", false),
+    destructiveHint: flag(given, "destructiveHint", true),
+    idempotentHint: flag(given, "idempotentHint", false),
+    openWorldHint: flag(given, "openWorldHint", true),
   };
 }
+
+const flag = (given: Record<string, unknown>, key: string, fallback: boolean): boolean =>
+  typeof given[key] === "boolean" ? (given[key] as boolean) : fallback;
 
 /** Why a tool may not be served to this session now, or null: the checks of the catalog and of dispatch. */
 export function withheldBecause(server: ServerRow, tool: ServerToolRow, session: McpSession): string | null {
@@ -110,6 +111,26 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
       annotations,
     },
   };
+}
+
+/**
+ * A found tool as `present` makes it, made once per found pair (the hot cache hands out the same
+ * pair while it holds), mode and URL kind: a warm call reuses it rather than building it again.
+ */
+const presented = new WeakMap<FoundTool, Map<string, ProxiedTool>>();
+export function presentFound(found: FoundTool, session: McpSession, single: boolean): ProxiedTool {
+  let byShape = presented.get(found);
+  if (!byShape) {
+    byShape = new Map();
+    presented.set(found, byShape);
+  }
+  const shape = single ? `${session.mode} single` : session.mode;
+  let tool = byShape.get(shape);
+  if (!tool) {
+    tool = present(found.server, found.tool, session, single);
+    byShape.set(shape, tool);
+  }
+  return tool;
 }
 
 /**
@@ -254,15 +275,29 @@ function refreshStale(
   }
 }
 
-/** The tool a call names, looked up (never parsed from the name), with its server. */
-export async function findProxiedTool(
+/** The workspaces a lookup of a call's tool searches (and whose generations its answer holds under). */
+export function lookupWorkspaces(session: Pick<McpSession, "workspaces">, single?: SingleServer | null): string[] {
+  return single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
+}
+
+/** An upstream tool with its server, as one lookup found them. */
+export interface FoundTool {
+  server: ServerRow;
+  tool: ServerToolRow;
+}
+
+/**
+ * The tool a call names, looked up (never parsed from the name), with its server: in hand when the
+ * hot cache holds it, else read.
+ */
+export function findProxiedTool(
   db: Database,
   deps: ServerDeps,
   session: Pick<McpSession, "workspaces">,
   name: string,
   single?: SingleServer,
-): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
-  const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
+): FoundTool | null | Promise<FoundTool | null> {
+  const ids = lookupWorkspaces(session, single);
   if (ids.length === 0) return null;
   const key = `proxied_tool\u0000${ids.join(",")}\u0000${single?.slug ?? ""}\u0000${name}`;
   return deps.hot.byWorkspaces(key, ids, () => readProxiedTool(db, deps, ids, name, single));
@@ -274,7 +309,7 @@ async function readProxiedTool(
   ids: string[],
   name: string,
   single: SingleServer | undefined,
-): Promise<{ server: ServerRow; tool: ServerToolRow } | null> {
+): Promise<FoundTool | null> {
   // Prepared: this runs on every proxied call, and building the query costs more than running it.
   const rows = single
     ? await prepared(db, "proxied_tool_single", (d) =>
@@ -360,14 +395,50 @@ export async function callProxiedTool(
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  const { server, tool } = found;
+  return dispatchRefusal(found, name, session, args) ?? forward(db, session, deps, found, args, options);
+}
+
+/** Why dispatch refuses this call now (see callProxiedTool), as the agent reads it; null to send it. */
+function dispatchRefusal(
+  { server, tool }: FoundTool,
+  name: string,
+  session: McpSession,
+  args: Record<string, unknown> | undefined,
+): CallToolResult | null {
   const withheld = withheldBecause(server, tool, session);
   if (withheld) return refusal(`Tool ${name} is ${withheld}.`);
   if (session.mode !== "agent" && !planAllows(tool.planSafeActions, args))
     return refusal(
       `Tool ${name} may only run ${tool.planSafeActions.map((a) => `action "${a}"`).join(", ")} in ${session.mode} mode. Switch to agent mode to make changes.`,
     );
-  return forward(db, session, deps, found, args, options);
+  return null;
+}
+
+/**
+ * callProxiedTool on a warm route (see mcp/warm-calls.ts): the same checks at dispatch, then the
+ * pool's prepared call where it still holds, else the pool as usual. One promise deep, where the
+ * usual path nests four: on a warm call each level cost the answer's way back a few microseconds.
+ */
+export function callPrepared(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  found: FoundTool,
+  direct: DirectTool | null,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: ProxiedCallOptions,
+): Promise<CallToolResult> {
+  const refused = dispatchRefusal(found, name, session, args);
+  if (refused) return Promise.resolve(refused);
+  if (!direct?.current || found.server.status === "failed") return forward(db, session, deps, found, args, options);
+  return direct
+    .call(args, {
+      planSafeActions: session.mode === "agent" ? null : found.tool.planSafeActions,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.whenGone ? { whenGone: options.whenGone } : {}),
+    })
+    .then((result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult);
 }
 
 /**
