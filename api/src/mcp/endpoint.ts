@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { UpstreamTarget } from "@loadout/workers";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -300,9 +301,10 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
   }
 
   /**
-   * Keeps what this request decided as a warm route, after the answer, unless anything was heard
-   * of since the request began (its decisions may not have seen it). The pool's prepared call is
-   * made from the target the call just used.
+   * Keeps what this request decided as a warm route, unless anything was heard of since the
+   * request began (its decisions may not have seen it). Its stamps are taken now, so a change
+   * heard before it is kept ends it all the same. The pool's prepared call is made from the target
+   * the call just used, once its (cached) promise settles: nothing here waits.
    */
   function keepWarm(
     c: McpContext,
@@ -311,23 +313,25 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     sequence: number | undefined,
     decided: Omit<WarmRoute, "resolved" | "direct" | "userStamp" | "toolStamp" | "storedAt">,
   ): void {
-    c.get("defer")(async () => {
-      if (!warm) return;
-      const { server, tool } = decided.found;
-      const pool = serverDeps.pool;
-      const target =
-        pool && server.status !== "failed" ? await openedTarget(server, serverDeps.box).catch(() => null) : null;
-      const stamps = warm.stampsSince(sequence, decided.session.principal.userId, decided.toolWorkspaces);
-      const resolved = warm.cachedPrincipal(cacheKey, c.get("now"));
-      if (!stamps || resolved?.principal !== decided.session.principal) return;
+    if (!warm) return;
+    const stamps = warm.stampsSince(sequence, decided.session.principal.userId, decided.toolWorkspaces);
+    const resolved = warm.cachedPrincipal(cacheKey, c.get("now"));
+    if (!stamps || resolved?.principal !== decided.session.principal) return;
+    const { server, tool } = decided.found;
+    const storedAt = c.get("now").getTime();
+    const keep = (target: UpstreamTarget | null) =>
       warm.keep(key, {
         ...decided,
         resolved,
-        direct: target && pool ? pool.directTool(target, tool.name) : null,
+        direct: target && serverDeps.pool ? serverDeps.pool.directTool(target, tool.name) : null,
         ...stamps,
-        storedAt: c.get("now").getTime(),
+        storedAt,
       });
-    });
+    if (!serverDeps.pool || server.status === "failed") keep(null);
+    else
+      openedTarget(server, serverDeps.box).then(keep, () => {
+        // The call just failed to open it and said so: no route.
+      });
   }
 
   async function serve(

@@ -153,8 +153,12 @@ describe("the fast lane answers as the SDK's path does", () => {
     String((body.params as { name: string }).name).startsWith("up_"),
   );
   it.each(upstreamCases)("%s, again on its warm route", async (_, body, query) => {
-    await call(fast, body, {}, query);
-    const a = await call(fast, body, {}, query);
+    // A route is kept only if nothing was heard of while its call was decided: a later call takes it.
+    let a = await call(fast, body, {}, query);
+    for (let attempt = 0; a.lane !== "warm" && attempt < 20; attempt++) {
+      await new Promise((r) => setTimeout(r, 25));
+      a = await call(fast, body, {}, query);
+    }
     const b = await call(sdk, body, {}, query);
     expect(a.lane).toBe("warm");
     expect({ status: a.status, type: a.type, body: JSON.parse(a.body) }).toEqual({
