@@ -5,7 +5,7 @@ describe("statelessCallBody", () => {
   const envelope = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientInfo": { name: "loadout", version: "0.1.0" },
-    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {}, url: {} } },
+    "io.modelcontextprotocol/clientCapabilities": {},
   };
   const asObject = (id: string, name: string, args?: Record<string, unknown>) =>
     JSON.stringify({

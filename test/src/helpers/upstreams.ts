@@ -43,6 +43,8 @@ export interface StatelessUpstream {
   requests(): number;
   /** Every Authorization header value received, in order (to prove what the proxy forwards). */
   authorizations(): string[];
+  /** The client capabilities each 2026-07-28 `tools/call` declared in its envelope, in order. */
+  callCapabilities(): unknown[];
   /** How many times the tool's handler ran. */
   calls(tool: string): number;
   /** The live issue list: `create` appends, `close` flips `state`. */
@@ -219,11 +221,23 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
 
   let requests = 0;
   const authorizations: string[] = [];
+  const callCapabilities: unknown[] = [];
   const http = createServer((req, res) => {
     requests++;
     if (req.headers.authorization) authorizations.push(req.headers.authorization);
     readBody(req)
-      .then((body) => forward(handler, req, res, body, undefined))
+      .then((body) => {
+        let message: { method?: unknown; params?: { _meta?: Record<string, unknown> } } | undefined;
+        try {
+          message = JSON.parse(body.toString("utf8"));
+        } catch {
+          // Not JSON: the handler says so.
+        }
+        const meta = message?.params?._meta;
+        if (message?.method === "tools/call" && meta && "io.modelcontextprotocol/clientCapabilities" in meta)
+          callCapabilities.push(meta["io.modelcontextprotocol/clientCapabilities"]);
+        return forward(handler, req, res, body, undefined);
+      })
       .catch(() => res.destroy());
   });
   const url = await listen(http);
@@ -231,6 +245,7 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
     url,
     requests: () => requests,
     authorizations: () => [...authorizations],
+    callCapabilities: () => [...callCapabilities],
     calls: (tool) => counts.get(tool) ?? 0,
     issues,
     addTool(name) {

@@ -250,12 +250,16 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     expect(textOf(result)).toBe("confirmed the release");
     expect(asked).toEqual(["Confirm the release?"]);
     expect(stateless.calls("confirm")).toBe(1);
+    // Loadout could carry the request back, so it told the upstream it may ask.
+    expect(stateless.callCapabilities().at(-1)).toMatchObject({ elicitation: {} });
     await client.close();
   });
 
   it("tells a 2025-era client that the tool needs input its revision cannot carry", async () => {
     const client = await connect({ era: "legacy" });
     const result = await client.callTool({ name: "tracker_confirm", arguments: { what: "x" } });
+    // Loadout could not carry a request back to this client, so it told the upstream none may come.
+    expect(stateless.callCapabilities().at(-1)).toEqual({});
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/needs input from you to run confirm/);
     await client.close();
