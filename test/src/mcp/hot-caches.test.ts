@@ -7,6 +7,7 @@ import { apiTokens } from "@loadout/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -195,14 +196,7 @@ describe("a warm route (a proxied call decided before, see api/src/mcp/warm-call
     // The header names the warm tool, the body another: refused unsent, as on the usual path.
     const res = await fetch(`${server.url}/mcp`, {
       method: "POST",
-      headers: {
-        authorization: `Bearer ${token.secret}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": REVISION,
-        "mcp-method": "tools/call",
-        "mcp-name": "hot_echo",
-      },
+      headers: mcpHeaders(token.secret, "tools/call", "hot_echo"),
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
