@@ -26,6 +26,7 @@ import {
   type FoundTool,
   findProxiedTool,
   lookupWorkspaces,
+  type ProxiedCallOptions,
   type ProxiedTool,
   presentFound,
   proxiedCatalog,
@@ -279,9 +280,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         route.direct,
         route.tool.name,
         fast.args,
-        io.whenGone
-          ? { now: ctx.now, whenGone: (listener) => io.whenGone?.(listener) }
-          : { now: ctx.now, signal: io.signal() },
+        giveUpWith(io, ctx.now),
       )) as ToolResult;
     } catch (error) {
       result = toolError(error);
@@ -628,17 +627,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         upstreamTool: upstreamTools[0],
         passInputRequests,
         call: (tool, args) =>
-          callProxiedTool(
-            ctx.db,
-            session,
-            serverDeps,
-            tool,
-            tool.name,
-            args,
-            io.whenGone
-              ? { now: ctx.now, whenGone: (listener) => io.whenGone?.(listener) }
-              : { now: ctx.now, signal: io.signal() },
-          ),
+          callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, giveUpWith(io, ctx.now)),
       });
       if (result) {
         c.set("lane", "fast");
@@ -721,6 +710,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     });
     return response;
   }
+}
+
+/**
+ * How a proxied call hears that its client left: the host's listener where it has one (the Node
+ * lane), else the request's signal.
+ */
+function giveUpWith(io: McpBody, now: Date): ProxiedCallOptions {
+  return io.whenGone ? { now, whenGone: (listener) => io.whenGone?.(listener) } : { now, signal: io.signal() };
 }
 
 /** Records, after the answer, that this client was seen (the Connect page lists clients). */
