@@ -7,16 +7,11 @@ import { apiTokens } from "@loadout/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
-import { mcpHeaders } from "../helpers/mcp-http";
+import { ENVELOPE, mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
-const REVISION = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": REVISION,
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "hot-cache-test", version: "1" },
-};
+const META = { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": { name: "hot-cache-test", version: "1" } };
 
 let server: TestServer;
 let upstream: StatelessUpstream;
@@ -32,15 +27,7 @@ async function call(
 ) {
   const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: {
-      authorization: `Bearer ${secret}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      ...extra.headers,
-    },
+    headers: { ...mcpHeaders(secret, "tools/call", name), ...extra.headers },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -282,13 +269,7 @@ describe("a change reaches the next call, through the API or straight in Postgre
     const list = () =>
       fetch(`${server.url}${created.body.path}`, {
         method: "POST",
-        headers: {
-          authorization: `Bearer ${token.secret}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": REVISION,
-          "mcp-method": "tools/list",
-        },
+        headers: mcpHeaders(token.secret, "tools/list"),
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
       });
     expect((await list()).status).toBe(200);
