@@ -184,6 +184,28 @@ describe("the Node host's MCP lane", () => {
     }
   });
 
+  it("leaves a request whose Host makes no URL to Hono, every time, and still serves good hosts", async () => {
+    const { port } = server.address() as AddressInfo;
+    const body = call("skills", { action: "list" });
+    const send = async (host: string) => {
+      const head = [...lines(headers(secret)), `content-length: ${Buffer.byteLength(body)}`, "connection: close"];
+      const socket = connect(port, "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk.toString();
+      });
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      socket.write(rawRequest(port, head, body).replace(`host: 127.0.0.1:${port}`, `host: ${host}`));
+      await closed;
+      return answer.split("\r\n")[0];
+    };
+    // A port out of range: Node's parser takes it, the URL parser does not. Asked twice: the lane
+    // remembers hosts, and must remember this one as refused.
+    expect(await send("127.0.0.1:99999")).toBe("HTTP/1.1 599 unknown");
+    expect(await send("127.0.0.1:99999")).toBe("HTTP/1.1 599 unknown");
+    expect(await send(`127.0.0.1:${port}`)).toBe("HTTP/1.1 200 OK");
+  });
+
   it("refuses a request without a token as the endpoint does, with its challenge", async () => {
     const res = await fetch(`${base}/mcp/e/some-endpoint?mode=plan`, {
       method: "POST",

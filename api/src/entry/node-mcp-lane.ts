@@ -34,13 +34,27 @@ export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: Se
     const host = req.headers.host;
     if (!match || !host) return false;
     const url = `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}${target}`;
-    // What Hono would refuse as a bad request, it answers itself.
-    if (!URL.canParse(url)) return false;
+    // What Hono would refuse as a bad request, it answers itself. Only the Host can make it so:
+    // the path matched plain characters, and a query is never refused.
+    if (!hostParses(host)) return false;
     const exchange = new LaneExchange(req, res, url, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
     exchange.readEarly();
     void exchange.answer(parts, match);
     return true;
   };
+}
+
+/** Hosts seen, by whether a URL with them parses: the same few on every request. */
+const parsedHosts = new Map<string, boolean>();
+function hostParses(host: string): boolean {
+  let parses = parsedHosts.get(host);
+  if (parses === undefined) {
+    parses = URL.canParse(`http://${host}/`);
+    // Any client can send any Host: the map is kept small.
+    if (parsedHosts.size >= 256) parsedHosts.clear();
+    parsedHosts.set(host, parses);
+  }
+  return parses;
 }
 
 /** The request as the endpoint reads it (Hono's `c.req` gives the same). */
@@ -197,7 +211,10 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
         resolve(this.bodyRead);
       });
       req.once("error", reject);
-      req.once("close", () => reject(new Error(GONE)));
+      // A request closes after every answer: only one closed unread is a client gone.
+      req.once("close", () => {
+        if (!this.bodyRead) reject(new Error(GONE));
+      });
     });
     return this.bytes;
   }
