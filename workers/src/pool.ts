@@ -575,19 +575,25 @@ export class UpstreamPool {
     if (signal?.aborted) cancel();
     const post = (this.options.postFor ?? ((t: UpstreamTarget) => postThrough(this.options.fetchFor(t))))(target);
     // A message of the session's own (a reply, a cancellation): sent, its 202 read and forgotten.
-    const tell = (message: Record<string, unknown>) => {
-      const given = new Cancellation();
-      const limit = setTimeout(() => given.cancel(new Error("no answer")), this.options.connectTimeoutMs);
-      (limit as { unref?: () => void }).unref?.();
-      return post(target.url, { headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }), cancellation: given })
-        .then(async (answer) => {
-          for await (const _ of answer.body) {
-            // Nothing is expected back.
-          }
-        })
-        .catch(() => {})
-        .finally(() => clearTimeout(limit));
-    };
+    const tell = session
+      ? (message: Record<string, unknown>) => {
+          const given = new Cancellation();
+          const limit = setTimeout(() => given.cancel(new Error("no answer")), this.options.connectTimeoutMs);
+          (limit as { unref?: () => void }).unref?.();
+          return post(target.url, {
+            headers,
+            body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+            cancellation: given,
+          })
+            .then(async (answer) => {
+              for await (const _ of answer.body) {
+                // Nothing is expected back.
+              }
+            })
+            .catch(() => {})
+            .finally(() => clearTimeout(limit));
+        }
+      : null;
     let status: number;
     let message: Answer | null;
     try {
@@ -603,10 +609,10 @@ export class UpstreamPool {
               id,
               () => cancellation.cancel(new Error("the rest of the stream was not needed")),
               undefined,
-              session ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
+              tell ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
             );
     } catch (error) {
-      if (session && (timedOut || cancelled))
+      if (tell && (timedOut || cancelled))
         void tell({
           method: "notifications/cancelled",
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
@@ -644,8 +650,10 @@ export class UpstreamPool {
       this.drop(target.id);
       return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
     }
+    // One copy: without resultType, with content always there.
     const { resultType: _, ...rest } = result;
-    return { ...rest, content: (result.content as CallToolResult["content"] | undefined) ?? [] } as CallToolResult;
+    rest.content ??= [];
+    return rest as CallToolResult;
   }
 
   async close() {
