@@ -22,6 +22,7 @@ import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
 import { type McpServe, registerMcp } from "./mcp/endpoint";
 import { registerOAuth } from "./oauth/routes";
+import { resealServerSecrets } from "./services/servers/reseal";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
 
@@ -124,7 +125,16 @@ export function createApp(deps: AppDeps) {
       return headers;
     },
   };
-  return Object.assign(app, { mcpLane });
+  /** Server secrets sealed under an earlier LOADOUT_SECRET_KEY, sealed again under the current one. */
+  const resealSecrets = async () => {
+    const { db, release } = deps.database.acquire();
+    try {
+      return await resealServerSecrets(db, serverDeps.box);
+    } finally {
+      await release();
+    }
+  };
+  return Object.assign(app, { mcpLane, resealSecrets });
 }
 
 export type App = ReturnType<typeof createApp>;

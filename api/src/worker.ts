@@ -24,6 +24,7 @@ function appFor(source: unknown): App {
     },
     hasher: createPasswordHasher(),
     secretKey: env.LOADOUT_SECRET_KEY,
+    previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger: jsonLogger,
     secureCookies: env.LOADOUT_INSECURE_COOKIES !== "1",
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),

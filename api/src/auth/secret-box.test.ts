@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSecretBox, maskSecret, SecretBoxError } from "./secret-box";
+import { createSecretBox, deploymentKeys, maskSecret, SecretBoxError, sealedKeyId } from "./secret-box";
 
 const KEY_A = { id: "a", secret: "first-root-secret-key-0123-aaaaaaaaaaaa" };
 const KEY_B = { id: "b", secret: "second-root-secret-key-456-bbbbbbbbbbbb" };
@@ -61,9 +61,9 @@ describe("createSecretBox", () => {
     const fresh = await after.seal(PLAINTEXT, AD);
     expect(fresh.startsWith("v1.b.")).toBe(true);
     expect(await after.open(fresh, AD)).toBe(PLAINTEXT);
-    expect((await openError(before.open(fresh, AD))).message).toContain('key "b", which is not configured');
+    expect((await openError(before.open(fresh, AD))).message).toContain('key "b", which this deployment no longer has');
     const retired = createSecretBox([KEY_B]);
-    expect((await openError(retired.open(old, AD))).message).toContain('key "a", which is not configured');
+    expect((await openError(retired.open(old, AD))).message).toContain('key "a", which this deployment no longer has');
   });
 
   it.each<[string, (sealed: string) => string, string]>([
@@ -117,6 +117,41 @@ describe("createSecretBox", () => {
       expect(String(error)).not.toContain(KEY_B.secret);
       expect(String(error)).not.toContain("short-secret-value");
     }
+  });
+});
+
+describe("deploymentKeys", () => {
+  it("puts LOADOUT_SECRET_KEY first, then the previous keys, each once, with ids derived from them", () => {
+    const keys = deploymentKeys(KEY_B.secret, [KEY_A.secret, KEY_B.secret, KEY_A.secret]);
+    expect(keys.map((k) => k.secret)).toEqual([KEY_B.secret, KEY_A.secret]);
+    // The same key gets the same id on every instance; different keys get different ids.
+    expect(deploymentKeys(KEY_A.secret)[0]?.id).toBe(keys[1]?.id);
+    expect(keys[0]?.id).toMatch(/^k[0-9a-f]{8}$/);
+    expect(keys[0]?.id).not.toBe(keys[1]?.id);
+    expect(keys.map((k) => k.id).join()).not.toContain(KEY_A.secret.slice(0, 8));
+  });
+
+  it("makes a box that seals with the current key and opens what a previous one sealed", async () => {
+    const before = createSecretBox(deploymentKeys(KEY_A.secret));
+    const old = await before.seal(PLAINTEXT, AD);
+    const rotated = createSecretBox(deploymentKeys(KEY_B.secret, [KEY_A.secret]));
+    expect(await rotated.open(old, AD)).toBe(PLAINTEXT);
+    expect(sealedKeyId(old)).toBe(before.keyId);
+    expect(sealedKeyId(await rotated.seal(PLAINTEXT, AD))).toBe(rotated.keyId);
+    expect(rotated.keyId).not.toBe(before.keyId);
+  });
+});
+
+describe("sealedKeyId", () => {
+  it.each([
+    ["v1.k1a2b3c4d.aaaa.bbbb", "k1a2b3c4d"],
+    ["v2.k1a2b3c4d.aaaa.bbbb", null],
+    ["v1..aaaa.bbbb", null],
+    ["v1.bad key.aaaa.bbbb", null],
+    ["Bearer plain text", null],
+    ["", null],
+  ])("reads %j as %j", (sealed, id) => {
+    expect(sealedKeyId(sealed)).toBe(id);
   });
 });
 

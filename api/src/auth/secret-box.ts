@@ -1,3 +1,5 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { AppError } from "../errors";
 import { deriveKey } from "./secrets";
 
@@ -8,6 +10,8 @@ import { deriveKey } from "./secrets";
  * `v1.<keyId>.<base64url iv>.<base64url ciphertext+tag>`.
  */
 export interface SecretBox {
+  /** The id of the key new seals use. */
+  readonly keyId: string;
   /** Seals with the first (current) key; `associatedData` names the record the value belongs to. */
   seal(plaintext: string, associatedData: string): Promise<string>;
   /** Opens with the key the sealed text names; throws `SecretBoxError` if it cannot. */
@@ -19,6 +23,26 @@ export interface SecretBoxKey {
   id: string;
   /** A LOADOUT_SECRET_KEY value. */
   secret: string;
+}
+
+/**
+ * The keys of a deployment: LOADOUT_SECRET_KEY first (it seals), then the earlier values listed in
+ * LOADOUT_PREVIOUS_SECRET_KEYS, which still open what they sealed. A key's id is derived from it,
+ * so every instance given the same key names it alike; a key listed twice counts once.
+ */
+export function deploymentKeys(current: string, previous: readonly string[] = []): SecretBoxKey[] {
+  const keys: SecretBoxKey[] = [];
+  for (const secret of [current, ...previous]) {
+    const id = `k${bytesToHex(sha256(utf8ToBytes(secret))).slice(0, 8)}`;
+    if (!keys.some((key) => key.id === id)) keys.push({ id, secret });
+  }
+  return keys;
+}
+
+/** The id of the key a sealed value names, or null for text that is not a sealed value. */
+export function sealedKeyId(sealed: string): string | null {
+  const [version, keyId] = sealed.split(".", 3);
+  return version === VERSION && keyId !== undefined && KEY_ID.test(keyId) ? keyId : null;
 }
 
 /** Its message names what went wrong, never a plaintext or a key. */
@@ -56,6 +80,8 @@ export function createSecretBox(keys: readonly SecretBoxKey[], options: { purpos
   if (!currentKey) throw new SecretBoxError("The secret box needs at least one key.");
 
   return {
+    keyId: current.id,
+
     async seal(plaintext, associatedData) {
       const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
       const sealed = await crypto.subtle.encrypt(
@@ -80,7 +106,7 @@ export function createSecretBox(keys: readonly SecretBoxKey[], options: { purpos
       const key = byId.get(keyId);
       if (!key) {
         throw new SecretBoxError(
-          `The stored secret was sealed with key "${keyId}", which is not configured; add that key back, or enter the secret again.`,
+          `The stored secret was sealed with key "${keyId}", which this deployment no longer has: enter the secret again, or have the operator list that key in LOADOUT_PREVIOUS_SECRET_KEYS.`,
         );
       }
       let opened: ArrayBuffer;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { previousSecretKeys } from "./secret-keys-env";
 
 /** The Node entry's environment. Every variable is documented in the README. */
 export const NodeEnv = z
@@ -15,6 +16,8 @@ export const NodeEnv = z
       .string()
       .min(32, "LOADOUT_SECRET_KEY must have at least 32 characters (e.g. `openssl rand -base64 32`)")
       .optional(),
+    /** Earlier values of LOADOUT_SECRET_KEY, which still open the server secrets they sealed. */
+    LOADOUT_PREVIOUS_SECRET_KEYS: previousSecretKeys,
     /** `production` requires LOADOUT_SECRET_KEY and marks cookies Secure. */
     LOADOUT_MODE: z.enum(["local", "production"]).default("local"),
     /** The URL users reach; used in printed links. Defaults to http://host:port. */

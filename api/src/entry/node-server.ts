@@ -16,6 +16,7 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { nodeSha256Hex } from "../auth/node-sha256";
 import { createPasswordHasher } from "../auth/password";
 import { useNativeSha256 } from "../auth/secrets";
+import { describeError } from "../http/errors";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
@@ -157,6 +158,7 @@ export async function startNodeServer(
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
     secretKey,
+    previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger,
     secureCookies: env.LOADOUT_MODE === "production",
     clientAddress: (c) => {
@@ -184,6 +186,17 @@ export async function startNodeServer(
   const displayHost = env.LOADOUT_HOST.includes(":") ? `[${env.LOADOUT_HOST}]` : env.LOADOUT_HOST;
   const url = env.LOADOUT_PUBLIC_URL?.replace(/\/$/, "") ?? `http://${displayHost}:${address.port}`;
   const setupSecret = await issueSetupSecret(database.db, new Date());
+  // In the background: secrets still under an earlier key are sealed again under the current one.
+  const resealed = app.resealSecrets().then(
+    ({ resealed, unopenable }) => {
+      if (resealed > 0 || unopenable > 0)
+        logger.log(unopenable > 0 ? "warn" : "info", "server secrets re-sealed under LOADOUT_SECRET_KEY", {
+          resealed,
+          unopenable,
+        });
+    },
+    (error: unknown) => logger.log("error", "re-sealing server secrets failed", { error: describeError(error) }),
+  );
   return {
     url,
     setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,
@@ -195,6 +208,7 @@ export async function startNodeServer(
       force.unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
+      await resealed;
       await upstreamPool.close();
       await dispatcher.close();
       await callRecorder.flush();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { previousSecretKeys } from "./secret-keys-env";
 
 /** The Worker's bindings and variables (see infra/wrangler.jsonc). Validated once per isolate. */
 export const WorkerEnv = z
@@ -6,6 +7,8 @@ export const WorkerEnv = z
     LOADOUT_SECRET_KEY: z
       .string({ error: "LOADOUT_SECRET_KEY is not set: add it with `wrangler secret put LOADOUT_SECRET_KEY`" })
       .min(32, "LOADOUT_SECRET_KEY must have at least 32 characters"),
+    /** Earlier values of LOADOUT_SECRET_KEY (`wrangler secret put`), which still open what they sealed. */
+    LOADOUT_PREVIOUS_SECRET_KEYS: previousSecretKeys,
     DATABASE_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")

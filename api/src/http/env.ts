@@ -15,8 +15,13 @@ export interface DatabaseProvider {
 export interface AppDeps {
   database: DatabaseProvider;
   hasher: PasswordHasher;
-  /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF now; encryption later). */
+  /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF, and the key that seals server secrets). */
   secretKey: string;
+  /**
+   * LOADOUT_PREVIOUS_SECRET_KEYS: earlier values of LOADOUT_SECRET_KEY. They still open the server
+   * secrets they sealed (until re-sealed under the current key), and seal nothing.
+   */
+  previousSecretKeys?: readonly string[];
   logger: Logger;
   /**
    * LOADOUT_PUBLIC_URL: the origin people and clients use. When set it is the OAuth issuer and

@@ -1,8 +1,6 @@
 import { mcpServers } from "@loadout/db";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { and, eq } from "drizzle-orm";
-import { createSecretBox } from "../auth/secret-box";
+import { createSecretBox, deploymentKeys } from "../auth/secret-box";
 import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
 import { type ServerDeps, storeTools } from "../services/servers/upstreams";
@@ -14,8 +12,6 @@ import type { AppDeps } from "./env";
  * cached list in Postgres, where every instance reads it.
  */
 export function createServerDeps(deps: AppDeps): ServerDeps {
-  // The key id names the key that sealed each value, so LOADOUT_SECRET_KEY can rotate later.
-  const keyId = `k${bytesToHex(sha256(utf8ToBytes(deps.secretKey))).slice(0, 8)}`;
   const pool = deps.upstreamPool ?? null;
   pool?.setToolsChangedHandler((target, tools) => {
     const { db, release } = deps.database.acquire();
@@ -33,7 +29,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     void work;
   });
   return {
-    box: createSecretBox([{ id: keyId, secret: deps.secretKey }], { purpose: "server-headers" }),
+    box: createSecretBox(deploymentKeys(deps.secretKey, deps.previousSecretKeys), { purpose: "server-headers" }),
     allowLoopback: deps.allowLoopbackUpstreams ?? false,
     pool,
     definitions: new DefinitionCache(),

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseNodeEnv } from "@loadout/api/entry/node-env";
 import { type RunningServer, startNodeServer } from "@loadout/api/entry/node-server";
 import { memoryLogger } from "@loadout/api/logger";
+import type { OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
 
 export interface TestServer extends RunningServer {
@@ -12,14 +13,20 @@ export interface TestServer extends RunningServer {
 
 /**
  * The real Node entry on a random loopback port, on a fresh database (PGlite, or Postgres when
- * DATABASE_URL is set), serving the built console from web/out.
+ * DATABASE_URL is set) or on the caller's (which the caller closes), serving the built console
+ * from web/out.
  */
 export async function startTestServer(
   extraEnv: Record<string, string> = {},
-  options: { clientMetadataFetch?: typeof fetch; logQuery?: (query: string) => void; clock?: () => Date } = {},
+  options: {
+    clientMetadataFetch?: typeof fetch;
+    logQuery?: (query: string) => void;
+    clock?: () => Date;
+    database?: OpenedDatabase;
+  } = {},
 ): Promise<TestServer> {
-  const { logQuery, ...serverOptions } = options;
-  const database = await createTestDatabase(logQuery ? { logQuery } : {});
+  const { logQuery, database: shared, ...serverOptions } = options;
+  const database = shared ?? (await createTestDatabase(logQuery ? { logQuery } : {}));
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
   const env = parseNodeEnv({
@@ -35,7 +42,7 @@ export async function startTestServer(
     logs: logger.entries,
     async close() {
       await server.close();
-      await database.close();
+      if (!shared) await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

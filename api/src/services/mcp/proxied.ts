@@ -1,7 +1,8 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
-import type { CallToolResult, DirectTool } from "@loadout/workers";
+import type { CallToolResult, DirectTool, UpstreamTarget } from "@loadout/workers";
 import { UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import type { Logger } from "../../logger";
@@ -458,7 +459,14 @@ export async function forward(
     return refusal(
       `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
     );
-  const target = await openedTarget(server, deps.box);
+  let target: UpstreamTarget;
+  try {
+    target = await openedTarget(server, deps.box);
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    await markFailed(db, server, error.message, options.now);
+    return refusal(`${server.slug} cannot be used: ${error.message} The call was not sent.`);
+  }
   try {
     const result = await deps.pool.callTool(target, tool.name, args, {
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,

@@ -1,6 +1,6 @@
 import { type Database, mcpServers, mcpServerTools, newId } from "@loadout/db";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { maskSecret, type SecretBox } from "../../auth/secret-box";
+import { maskSecret, type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { activationState, normalizeScope, parseScope } from "../../domain/activation";
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { parseMcpImport, placeholdersIn } from "../../domain/servers/mcp-import";
@@ -41,6 +41,9 @@ export async function toolCounts(db: Database, serverIds: string[]): Promise<Map
   return counts;
 }
 
+/** What the console shows for a header value no configured key opens. */
+export const UNREADABLE = "(cannot be read: enter it again)";
+
 export async function viewOf(
   row: Row,
   box: SecretBox,
@@ -50,7 +53,15 @@ export async function viewOf(
   const placeholders: { header: string; placeholder: string }[] = [];
   for (const [name, sealed] of Object.entries(row.headers)) {
     // Opened only to mask it for display and to tell whether it still holds a pasted placeholder.
-    const value = await box.open(sealed, headerAd(row.id, name));
+    let value: string;
+    try {
+      value = await box.open(sealed, headerAd(row.id, name));
+    } catch (error) {
+      // Sealed under a key this deployment no longer has: the server says so when used or tested.
+      if (!(error instanceof SecretBoxError)) throw error;
+      headers[name] = UNREADABLE;
+      continue;
+    }
     headers[name] = maskSecret(value);
     for (const placeholder of placeholdersIn(value)) placeholders.push({ header: name, placeholder });
   }

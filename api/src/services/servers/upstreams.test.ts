@@ -5,6 +5,7 @@ import { headerAd, openedTarget, type ServerRow } from "./upstreams";
 /** A box that counts its openings; "bad" fails to open. */
 function countingBox() {
   const box = {
+    keyId: "k1",
     opened: 0,
     seal: async (plaintext: string) => plaintext,
     open: async (sealed: string, associatedData: string) => {

@@ -11,7 +11,7 @@ import {
   UpstreamUnavailable,
 } from "@loadout/workers";
 import { and, eq, notInArray, sql } from "drizzle-orm";
-import type { SecretBox } from "../../auth/secret-box";
+import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
@@ -220,7 +220,15 @@ export async function refreshTools(
 ): Promise<{ stored: StoredTools | null; error: string | null }> {
   const pool = deps.pool;
   if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
-  const target = await targetOf(server, deps.box);
+  let target: UpstreamTarget;
+  try {
+    target = await targetOf(server, deps.box);
+  } catch (error) {
+    // A secret sealed under a key this deployment no longer has: the server cannot be reached.
+    if (!(error instanceof SecretBoxError)) throw error;
+    if (options.markFailures !== false) await markFailed(db, server, error.message, now);
+    return { stored: null, error: error.message };
+  }
   if (options.fresh) pool.drop(server.id);
   try {
     const listing = await pool.listTools(target);
