@@ -186,17 +186,19 @@ export async function startNodeServer(
   const displayHost = env.LOADOUT_HOST.includes(":") ? `[${env.LOADOUT_HOST}]` : env.LOADOUT_HOST;
   const url = env.LOADOUT_PUBLIC_URL?.replace(/\/$/, "") ?? `http://${displayHost}:${address.port}`;
   const setupSecret = await issueSetupSecret(database.db, new Date());
-  // In the background: secrets still under an earlier key are sealed again under the current one.
-  const resealed = app.resealSecrets().then(
-    ({ resealed, unopenable }) => {
-      if (resealed > 0 || unopenable > 0)
-        logger.log(unopenable > 0 ? "warn" : "info", "server secrets re-sealed under LOADOUT_SECRET_KEY", {
-          resealed,
-          unopenable,
-        });
-    },
-    (error: unknown) => logger.log("error", "re-sealing server secrets failed", { error: describeError(error) }),
-  );
+  // In the background, while a rotation is under way: secrets still under a previous key are
+  // sealed again under the current one (a scan of every server, so not on every start).
+  const resealed =
+    env.LOADOUT_PREVIOUS_SECRET_KEYS.length === 0
+      ? Promise.resolve()
+      : app.resealSecrets().then(
+          ({ resealed, unopenable }) =>
+            logger.log(unopenable > 0 ? "warn" : "info", "server secrets re-sealed under LOADOUT_SECRET_KEY", {
+              resealed,
+              unopenable,
+            }),
+          (error: unknown) => logger.log("error", "re-sealing server secrets failed", { error: describeError(error) }),
+        );
   return {
     url,
     setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,
