@@ -417,6 +417,16 @@ describe("the activity log", () => {
       mode: "agent",
       ms: expect.any(Number),
     });
+    // The Activity page's two filters split the log: calls, and every change (newest calls skipped).
+    type Listed = { kind: string; action: string };
+    const calls = (await rest("/v1/workspaces/me/activity?kind=call&limit=200")).body.events as Listed[];
+    const changes = (await rest("/v1/workspaces/me/activity?kind=change&limit=200")).body.events as Listed[];
+    const everything = (await rest("/v1/workspaces/me/activity?limit=200")).body.events as Listed[];
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(calls.every((e) => e.kind === "call" && e.action === "mcp.call")).toBe(true);
+    expect(changes.some((e) => e.action === "skill.created")).toBe(true);
+    expect(changes.every((e) => e.kind === "change" && e.action !== "mcp.call")).toBe(true);
+    expect(calls.length + changes.length).toBe(everything.length);
   });
 });
 

@@ -1,0 +1,1 @@
+CREATE INDEX "audit_events_workspace_change_idx" ON "audit_events" USING btree ("workspace_id","id") WHERE "audit_events"."kind" <> 'mcp';
