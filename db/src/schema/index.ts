@@ -5,6 +5,7 @@ export * from "./mcp-clients";
 export * from "./mcp-endpoints";
 export * from "./mcp-server-tools";
 export * from "./mcp-servers";
+export * from "./mcp-usage-daily";
 export * from "./memberships";
 export * from "./oauth-authorizations";
 export * from "./oauth-clients";
