@@ -64,17 +64,8 @@ async function countedFromCalls() {
 }
 
 async function keptCounts() {
-  const rows = await t.database.db
-    .select({
-      day: mcpUsageDaily.day,
-      client: mcpUsageDaily.client,
-      tool: mcpUsageDaily.tool,
-      outcome: mcpUsageDaily.outcome,
-      calls: mcpUsageDaily.calls,
-    })
-    .from(mcpUsageDaily)
-    .where(eq(mcpUsageDaily.workspaceId, workspaceId));
-  return rows.sort(byKey);
+  const rows = await t.database.db.select().from(mcpUsageDaily).where(eq(mcpUsageDaily.workspaceId, workspaceId));
+  return rows.map(({ workspaceId: _, ...counts }) => counts).sort(byKey);
 }
 
 const byKey = (a: { day: string; client: string; tool: string; outcome: string }, b: typeof a) =>
