@@ -21,6 +21,11 @@ const TOOLS = path.join(ROOT, ".loadout/conformance-tools");
 const RESULTS = path.join(ROOT, ".loadout/conformance");
 const strict = process.argv.includes("--strict");
 
+if (!existsSync(path.join(ROOT, "node_modules"))) {
+  console.error("Dependencies are missing: run `npm install` first.");
+  process.exit(1);
+}
+
 const started = Date.now();
 const children = [];
 const cleanups = [];
