@@ -196,6 +196,17 @@ function rpcError(c: McpContext, error: AppError): McpReply {
 }
 
 /**
+ * Whether a 2026-07-28 client declared something an upstream may ask it for (elicitation,
+ * sampling, roots), so its call goes with its capabilities and input rounds pass through. A
+ * single-server URL forwards whatever the client declared.
+ */
+function canBeAsked(capabilities: Record<string, unknown> | undefined, single: boolean): boolean {
+  if (!capabilities) return false;
+  if (single) return Object.keys(capabilities).length > 0;
+  return Boolean(capabilities.elicitation || capabilities.sampling || capabilities.roots);
+}
+
+/**
  * An upstream's JSON-RPC error relayed as the answer to the client's request: in band (HTTP 200),
  * as the SDK answers a handler's error, except -32021, whose 400 the 2026-07-28 revision requires.
  */
@@ -283,7 +294,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const fast = fastLaneCall("POST", (name) => c.req.header(name), parsedBody);
     if (!fast || fast.name !== route.tool.name) return null;
     const capabilities = fast.clientCapabilities;
-    if (capabilities.elicitation || (route.mayAskRoots && capabilities.roots)) return null;
+    if (canBeAsked(capabilities, route.single) || (route.mayAskRoots && capabilities.roots)) return null;
     const { session } = route;
     const principal = session.principal;
     c.set("principal", principal);
@@ -621,8 +632,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     }
     let toolOutcome: ToolOutcome | undefined;
     // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
-    const passInputRequests =
-      client?.era === "modern" && Boolean((capabilities as { elicitation?: unknown })?.elicitation);
+    const passInputRequests = client?.era === "modern" && canBeAsked(capabilities, Boolean(single));
     const started = performance.now();
     let response: McpReply | undefined;
     const lane = c.get("deps").mcpFastLane !== false;

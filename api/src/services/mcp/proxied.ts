@@ -1,6 +1,6 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
 import type { CallToolResult, DirectTool, RequestOptions, UpstreamTarget } from "@loadout/workers";
-import { UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
+import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
@@ -387,15 +387,25 @@ export interface ProxiedCallOptions {
    * naming the server, beside the other tools of `/mcp`.
    */
   relayErrors?: boolean;
+  /** The client's capabilities, sent upstream (see CallOptions.clientCapabilities). */
+  clientCapabilities?: Record<string, unknown>;
   inputRequired?: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
-/** An upstream's JSON-RPC error as `/mcp` reports it (see ProxiedCallOptions.relayErrors). */
-function relayed(server: ServerRow, options: ProxiedCallOptions) {
+/** The 2026-07-28 error for a request whose client lacks a capability the server needs. */
+const MISSING_CAPABILITY = -32021;
+
+/**
+ * An upstream's JSON-RPC error as `/mcp` reports it (see ProxiedCallOptions.relayErrors): an error
+ * result naming the server; a missing client capability (nothing ran) as input this client cannot
+ * give through Loadout.
+ */
+function relayed(server: ServerRow, tool: string, options: ProxiedCallOptions) {
   return (error: unknown): CallToolResult => {
     if (options.relayErrors || !(error instanceof UpstreamRpcError)) throw error;
+    if (error.code === MISSING_CAPABILITY) return needsInput({ name: server.slug }, tool);
     return refusal(`${server.slug} answered with an error (${error.code}): ${error.message.slice(0, 300)}`);
   };
 }
@@ -459,7 +469,7 @@ export function callPrepared(
     })
     .then(
       (result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
-      relayed(found.server, options),
+      relayed(found.server, found.tool.name, options),
     );
 }
 
@@ -496,11 +506,12 @@ export async function forward(
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.onNotification ? { onNotification: options.onNotification } : {}),
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
       inputRequired: options.inputRequired ?? null,
     });
     return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
   } catch (error) {
-    if (!(error instanceof UpstreamUnavailable)) return relayed(server, options)(error);
+    if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = safeMessage(error, target);
     await markFailed(db, server, message, options.now);
     return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
