@@ -92,6 +92,11 @@ export function buildRelayServer(options: RelayOptions): Server {
     if (!offered(capability)) continue;
     server.setRequestHandler(method as "resources/list", async (request, ctx) => {
       const { _meta: _, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      // A retry's input rounds, which the SDK lifts out of the params, go back in for the upstream.
+      const { inputResponses, requestState } = ctx.mcpReq;
+      const state = requestState<string>();
+      if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
+      if (typeof state === "string") params.requestState = state;
       try {
         return (await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) })) as never;
       } catch (error) {

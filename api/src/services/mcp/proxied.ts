@@ -474,6 +474,28 @@ export function callPrepared(
 }
 
 /**
+ * The pool and the server's target with its secrets opened, or why the server cannot be used now
+ * (no pool here, its last connection failed, a secret no key opens: then marked failed).
+ */
+async function usableTarget(
+  db: Database,
+  deps: ServerDeps,
+  server: ServerRow,
+  now: Date,
+): Promise<{ pool: NonNullable<ServerDeps["pool"]>; target: UpstreamTarget } | string> {
+  if (!deps.pool) return "This deployment cannot reach remote MCP servers yet.";
+  if (server.status === "failed")
+    return `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`;
+  try {
+    return { pool: deps.pool, target: await openedTarget(server, deps.box) };
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    await markFailed(db, server, error.message, now);
+    return `${server.slug} cannot be used: ${error.message}`;
+  }
+}
+
+/**
  * The proxy layer: opens the secrets and sends the call once through the pool, which applies its
  * own plan check. A server that cannot be reached is marked failed, so later sessions do not wait.
  */
@@ -485,21 +507,11 @@ export async function forward(
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  if (!deps.pool) return refusal("This deployment cannot reach remote MCP servers yet.");
-  if (server.status === "failed")
-    return refusal(
-      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
-    );
-  let target: UpstreamTarget;
+  const opened = await usableTarget(db, deps, server, options.now);
+  if (typeof opened === "string") return refusal(`${opened} The call was not sent.`);
+  const { pool, target } = opened;
   try {
-    target = await openedTarget(server, deps.box);
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    await markFailed(db, server, error.message, options.now);
-    return refusal(`${server.slug} cannot be used: ${error.message} The call was not sent.`);
-  }
-  try {
-    const result = await deps.pool.callTool(target, tool.name, args, {
+    const result = await pool.callTool(target, tool.name, args, {
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
@@ -585,22 +597,11 @@ export async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const refused = relayRefusal(server, session);
   if (refused) throw new AppError("forbidden", `${refused}.`);
-  if (!deps.pool) throw new AppError("unavailable", "This deployment cannot reach remote MCP servers yet.");
-  if (server.status === "failed")
-    throw new AppError(
-      "unavailable",
-      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
-    );
-  let target: UpstreamTarget;
+  const opened = await usableTarget(db, deps, server, options.now);
+  if (typeof opened === "string") throw new AppError("unavailable", `${opened} Nothing was sent.`);
+  const { pool, target } = opened;
   try {
-    target = await openedTarget(server, deps.box);
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    await markFailed(db, server, error.message, options.now);
-    throw new AppError("unavailable", `${server.slug} cannot be used: ${error.message}`);
-  }
-  try {
-    return await deps.pool.request(target, method, params, options);
+    return await pool.request(target, method, params, options);
   } catch (error) {
     if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
     if (!(error instanceof UpstreamUnavailable)) throw error;
