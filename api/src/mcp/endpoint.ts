@@ -42,6 +42,9 @@ import {
   fastLaneCall,
   fastLaneList,
   fastLaneResultJson,
+  LEGACY_STREAM_HEADERS,
+  legacyEvent,
+  legacyResultJson,
   toolError,
 } from "./fast-lane";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
@@ -210,15 +213,26 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
  * An upstream's JSON-RPC error relayed as the answer to the client's request: in band (HTTP 200),
  * as the SDK answers a handler's error, except -32021, whose 400 the 2026-07-28 revision requires.
  */
-function rpcErrorReply(id: string | number, error: UpstreamRpcError): McpReply {
-  return jsonReply(
-    error.code === -32021 ? 400 : 200,
+function rpcErrorReply(call: Pick<FastCall, "id" | "era">, error: UpstreamRpcError): McpReply {
+  return laneReply(
+    call,
     JSON.stringify({
       jsonrpc: "2.0",
-      id,
+      id: call.id,
       error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
     }),
+    error.code === -32021 && call.era === "modern" ? 400 : 200,
   );
+}
+
+/**
+ * A fast-lane answer in its client's era, framed as the SDK's stateless transports frame it: one
+ * JSON body on 2026-07-28, one SSE event for a 2025-era client.
+ */
+function laneReply(call: Pick<FastCall, "era">, answerJson: string, status = 200): McpReply {
+  return call.era === "modern"
+    ? jsonReply(status, answerJson)
+    : { status, headers: { ...LEGACY_STREAM_HEADERS }, payload: legacyEvent(answerJson) };
 }
 
 /**
@@ -314,7 +328,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     c.set("lane", "warm");
     const response =
       answer instanceof UpstreamRpcError
-        ? rpcErrorReply(fast.id, answer)
+        ? rpcErrorReply(fast, answer)
         : jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(answer, SERVER_INFO)));
     const outcome = answer instanceof UpstreamRpcError ? "tool_error" : outcomeOfToolResult(answer);
     logCall(c, ctx, parsedBody, response, {
@@ -636,7 +650,10 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const started = performance.now();
     let response: McpReply | undefined;
     const lane = c.get("deps").mcpFastLane !== false;
-    const fast = lane && !askRoots ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody) : null;
+    const plain = lane && !askRoots ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody) : null;
+    // A 2025 client on a single-server URL hears the upstream's log messages during a call, which
+    // only the SDK's stream carries (2026-07-28 clients ask for them in the envelope, off the lane).
+    const fast = plain && !(plain.era === "legacy" && single) ? plain : null;
     // A listing with upstream tools, answered before for this catalog (the cached array) and the
     // same built-ins: the SDK's answer again, with this request's id.
     const listing =
@@ -666,7 +683,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         if (!(error instanceof UpstreamRpcError)) throw error;
         c.set("lane", "fast");
         toolOutcome = "tool_error";
-        response = rpcErrorReply(fast.id, error);
+        response = rpcErrorReply(fast, error);
         result = null;
       }
       if (result) {
@@ -674,10 +691,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         toolOutcome = outcomeOfToolResult(result);
         // Only the skills tool's results can be shared between calls; an upstream's is new each time.
         const shared = fast.name === "skills" && !single;
-        response = jsonReply(
-          200,
-          answerWithResult(fast.id, shared ? encodedResult(result) : fastLaneResultJson(result, SERVER_INFO)),
-        );
+        response = laneReply(fast, answerWithResult(fast.id, resultJson(fast, result, shared)));
         const tool = upstreamTools[0];
         if (warmAt && cacheKey && foundTool && tool?.name === fast.name && !shared)
           keepWarm(c, warmAt, cacheKey, sequence, {
@@ -849,7 +863,8 @@ function logCall(c: McpContext, ctx: ActionContext, parsedBody: unknown, respons
   if (!workspaceId) return;
   // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
   // extension's reads) are read again after they have gone to the client.
-  const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
+  const answered =
+    rpc.method === "tools/call" && (!isWebReply(response) || contentTypeOf(response).startsWith("application/json"));
   const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
   // Its outcome and time are filled in after the answer (an object of this many fields, spread
   // again to add them, costs four times as much memory).
@@ -914,12 +929,14 @@ export type McpServe = (
  * Fast-lane results as the SDK encodes them, by result object: a shared `skills get` result
  * (see callSkillsTool) is encoded once, not on every call.
  */
-const encoded = new WeakMap<object, string>();
-function encodedResult(result: ToolResult): string {
-  let json = encoded.get(result);
+const encoded = { modern: new WeakMap<object, string>(), legacy: new WeakMap<object, string>() };
+function resultJson(call: Pick<FastCall, "era">, result: ToolResult, shared: boolean): string {
+  const encode = () => (call.era === "modern" ? fastLaneResultJson(result, SERVER_INFO) : legacyResultJson(result));
+  if (!shared) return encode();
+  let json = encoded[call.era].get(result);
   if (json === undefined) {
-    json = fastLaneResultJson(result, SERVER_INFO);
-    encoded.set(result, json);
+    json = encode();
+    encoded[call.era].set(result, json);
   }
   return json;
 }
