@@ -47,6 +47,7 @@ import {
   legacyResultJson,
   toolError,
 } from "./fast-lane";
+import { legacySessions } from "./legacy-session";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
 import {
   buildMcpServer,
@@ -240,7 +241,8 @@ function laneReply(call: Pick<FastCall, "era">, answerJson: string, status = 200
  * revision and 2025-era clients on one path with no sticky state. Loadout's own checks run first:
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
  */
-export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): McpServe {
+export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, sessionKey: Uint8Array): McpServe {
+  const sessions = legacySessions(sessionKey);
   // Where nothing is cached (no change feed: Workers), nothing is decided ahead either.
   const warm = serverDeps.hot.freshness ? new WarmRoutes(serverDeps.hot) : null;
   const handler = createMcpHandler(
@@ -607,7 +609,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
             })),
           )
         : null;
-    const client = clientOf(parsedBody);
+    // A 2025-era client names itself in initialize only; afterwards its session id carries that.
+    const sessionId = c.req.header("mcp-session-id");
+    const handshake =
+      sessionId && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? sessions.decode(sessionId) : null;
+    const client = clientOf(parsedBody) ?? (handshake ? { ...handshake, era: "legacy" as const } : null);
     const searchFetch =
       Boolean(pinned?.searchFetch) ||
       CHATGPT.test(client?.name ?? "") ||
@@ -780,6 +786,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         listingAnswers.set(catalog, byBuiltIns);
       }
     }
+    if (method === "initialize" && client?.era === "legacy" && isWebReply(response) && response.status === 200)
+      response = withSessionId(response, sessions.encode(client));
     logCall(c, ctx, parsedBody, response, {
       session,
       client,
@@ -798,6 +806,13 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
  */
 function giveUpWith(io: McpBody, now: Date): ProxiedCallOptions {
   return io.whenGone ? { now, whenGone: (listener) => io.whenGone?.(listener) } : { now, signal: io.signal() };
+}
+
+/** The SDK's answer to a 2025 initialize, with the session id that carries the handshake (see legacy-session.ts). */
+function withSessionId(response: Response, id: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set("mcp-session-id", id);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** Records, after the answer, that this client was seen (the Connect page lists clients). */

@@ -54,8 +54,8 @@ export function fastLaneCall(
 
 /**
  * A plain `tools/call` of a 2025-era client after its handshake: the negotiated revision in the
- * header, no envelope, no session (Loadout gives none), no `_meta` (a progress token needs the
- * SDK's stream), none of the 2026-07-28 headers.
+ * header, no envelope, no `_meta` (a progress token needs the SDK's stream), none of the 2026-07-28
+ * headers. (Its session id, Loadout's own, only names the client: see legacy-session.ts.)
  */
 function plainLegacyRequest(
   httpMethod: string,
@@ -69,7 +69,7 @@ function plainLegacyRequest(
 } | null {
   if (httpMethod !== "POST" || !transportHeadersAgree(header)) return null;
   if (!LEGACY_REVISIONS.has(header("mcp-protocol-version") ?? "")) return null;
-  if (header("mcp-method") != null || header("mcp-name") != null || header("mcp-session-id") != null) return null;
+  if (header("mcp-method") != null || header("mcp-name") != null) return null;
   if (!isPlainObject(body) || !onlyKeys(body, ["jsonrpc", "id", "method", "params"])) return null;
   if (body.jsonrpc !== "2.0" || body.method !== "tools/call") return null;
   const id = body.id;
