@@ -431,7 +431,7 @@ describe("the activity log", () => {
 describe("2025-era clients in the activity log", () => {
   it.each([
     ["v1", "v1-test-client 1.0.0"],
-    ["legacy", "v2-test-client 2.0.0"],
+    ["legacy-v2", "v2-test-client 2.0.0"],
   ] as const)("names a %s client by its handshake on every call, not by its User-Agent", async (era, label) => {
     const { auditEvents } = await import("@loadout/db");
     const { eq } = await import("drizzle-orm");
