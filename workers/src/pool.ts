@@ -276,6 +276,20 @@ export const needsInput = (target: Pick<UpstreamTarget, "name">, tool: string): 
 const UNSURE = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
 
 /**
+ * Why a request that was sent got no answer, as the agent reads it: one table for the SDK client's
+ * path and the direct one, so both say the same.
+ */
+const FAILED = {
+  cancelled: (_target: Pick<UpstreamTarget, "name">, what: string) => `The call to ${what} was cancelled.`,
+  timeout: (target: Pick<UpstreamTarget, "name" | "callTimeoutMs">, what: string) =>
+    `${target.name} did not answer ${what} within ${Math.round(target.callTimeoutMs / 1000)} s.`,
+  garbled: (target: Pick<UpstreamTarget, "name">, what: string) =>
+    `${target.name} answered ${what} with something that is not an MCP result.`,
+  broken: (target: Pick<UpstreamTarget, "name">, what: string, why: string) =>
+    `The connection to ${target.name} broke during ${what} (${why}).`,
+};
+
+/**
  * The envelope of a stateless direct call: the SDK client's, but declaring no capabilities. A
  * direct call never carries an upstream's input request back to the client (callTool sends those
  * calls through the SDK client), and a server may only ask for input a client declared it can give
@@ -542,7 +556,6 @@ export class UpstreamPool {
     const opening = this.connection(target);
     const connection = this.opened.get(opening) ?? (await opening);
     this.touch(this.key(target), connection);
-    const seconds = Math.round(target.callTimeoutMs / 1000);
     const route = directRoute(connection);
     // Input rounds with a 2025 session go through the SDK client, which turns the upstream's
     // requests on the stream into input_required results; on 2026-07-28 they are plain results.
@@ -576,15 +589,15 @@ export class UpstreamPool {
       )
         return needsInput(target, tool);
       this.drop(target.id);
-      if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (signal?.aborted) return errorResult(`${FAILED.cancelled(target, tool)} ${UNSURE}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-        return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${UNSURE}`);
+        return errorResult(`${FAILED.timeout(target, tool)} ${UNSURE}`);
       if (
         (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) ||
         (error instanceof Error && (error.name === "SyntaxError" || error.name === "ZodError"))
       )
-        return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
-      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${UNSURE}`);
+        return errorResult(`${FAILED.garbled(target, tool)} ${UNSURE}`);
+      return errorResult(`${FAILED.broken(target, tool, messageOf(error))} ${UNSURE}`);
     }
   }
 
@@ -643,7 +656,7 @@ export class UpstreamPool {
     } catch (error) {
       if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
       this.drop(target.id);
-      throw new UpstreamFailed(`The connection to ${target.name} broke during ${method} (${messageOf(error)}).`);
+      throw new UpstreamFailed(FAILED.broken(target, method, messageOf(error)));
     }
   }
 
@@ -715,7 +728,7 @@ export class UpstreamPool {
       (result.content !== undefined && !Array.isArray(result.content))
     ) {
       this.drop(target.id);
-      return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+      return errorResult(`${FAILED.garbled(target, tool)} ${UNSURE}`);
     }
     // One copy: without resultType, with content always there.
     const { resultType: _, ...rest } = result;
@@ -844,12 +857,9 @@ export class UpstreamPool {
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
         });
       this.drop(target.id);
-      if (cancelled) throw new UpstreamFailed(`The call to ${what} was cancelled.`);
-      if (timedOut)
-        throw new UpstreamFailed(
-          `${target.name} did not answer ${what} within ${Math.round(target.callTimeoutMs / 1000)} s.`,
-        );
-      throw new UpstreamFailed(`The connection to ${target.name} broke during ${what} (${messageOf(error)}).`);
+      if (cancelled) throw new UpstreamFailed(FAILED.cancelled(target, what));
+      if (timedOut) throw new UpstreamFailed(FAILED.timeout(target, what));
+      throw new UpstreamFailed(FAILED.broken(target, what, messageOf(error)));
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
@@ -859,9 +869,7 @@ export class UpstreamPool {
     if (status !== 200 || !message) {
       this.drop(target.id);
       throw new UpstreamFailed(
-        status !== 200
-          ? `The connection to ${target.name} broke during ${what} (HTTP ${status}).`
-          : `${target.name} answered ${what} with something that is not an MCP result.`,
+        status !== 200 ? FAILED.broken(target, what, `HTTP ${status}`) : FAILED.garbled(target, what),
       );
     }
     return message;
