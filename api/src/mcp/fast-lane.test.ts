@@ -35,6 +35,7 @@ describe("fastLaneCall", () => {
       name: "skills",
       args: { action: "get", name: "x" },
       clientCapabilities: {},
+      era: "modern",
     });
     expect(qualify({ body: { ...BODY, id: "abc" } })?.id).toBe("abc");
     expect(qualify({ body: withParams({ arguments: undefined }) })?.args).toBeUndefined();
@@ -79,6 +80,41 @@ describe("fastLaneCall", () => {
   ];
   it.each(sdkCases)("leaves %s to the SDK", (_, change) => {
     expect(qualify(change)).toBeNull();
+  });
+});
+
+describe("fastLaneCall from a 2025-era client", () => {
+  const LEGACY_HEADERS = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const LEGACY_BODY = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "skills", arguments: {} } };
+  const legacy = (headers: Record<string, string | undefined> = {}, body: unknown = LEGACY_BODY) =>
+    fastLaneCall("POST", (name) => ({ ...LEGACY_HEADERS, ...headers })[name as keyof typeof LEGACY_HEADERS], body);
+
+  it("takes a plain call after the handshake, with or without Loadout's session id", () => {
+    expect(legacy()).toEqual({ id: 4, name: "skills", args: {}, clientCapabilities: {}, era: "legacy" });
+    expect(legacy({ "mcp-session-id": "lo1.x.y" })?.era).toBe("legacy");
+    expect(legacy({ "mcp-protocol-version": "2025-03-26" })?.era).toBe("legacy");
+  });
+
+  it.each([
+    ["no protocol version header (2025-03-26 assumed: the SDK's to judge)", { "mcp-protocol-version": undefined }],
+    ["an unknown revision", { "mcp-protocol-version": "2024-11-05" }],
+    ["an Mcp-Method header", { "mcp-method": "tools/call" }],
+    ["an Mcp-Name header", { "mcp-name": "skills" }],
+  ])("leaves %s to the SDK", (_, headers) => {
+    expect(legacy(headers)).toBeNull();
+  });
+
+  it.each([
+    ["a progress token", { ...LEGACY_BODY, params: { ...LEGACY_BODY.params, _meta: { progressToken: 1 } } }],
+    ["a task", { ...LEGACY_BODY, params: { ...LEGACY_BODY.params, task: {} } }],
+    ["another method", { ...LEGACY_BODY, method: "tools/list" }],
+    ["a batch", [LEGACY_BODY]],
+  ])("leaves a body with %s to the SDK", (_, body) => {
+    expect(legacy({}, body)).toBeNull();
   });
 });
 
