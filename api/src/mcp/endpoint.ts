@@ -200,14 +200,16 @@ function rpcError(c: McpContext, error: AppError): McpReply {
 }
 
 /**
- * Whether a 2026-07-28 client declared something an upstream may ask it for (elicitation,
- * sampling, roots), so its call goes with its capabilities and input rounds pass through. A
- * single-server URL forwards whatever the client declared.
+ * Whether a 2026-07-28 client's call goes upstream with its capabilities, so that the upstream's
+ * input requests pass through to it (and the call leaves the fast lane, which sends none). A
+ * single-server URL forwards whatever the client declared. On `/mcp`, elicitation and sampling:
+ * roots, which most clients declare, stay Loadout's own question (the session's project), so
+ * those clients keep the fast lane; an upstream that needs them answers "needs input".
  */
 function canBeAsked(capabilities: Record<string, unknown> | undefined, single: boolean): boolean {
   if (!capabilities) return false;
   if (single) return Object.keys(capabilities).length > 0;
-  return Boolean(capabilities.elicitation || capabilities.sampling || capabilities.roots);
+  return Boolean(capabilities.elicitation || capabilities.sampling);
 }
 
 /**
