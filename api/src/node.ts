@@ -19,11 +19,25 @@ if (server.setupUrl) {
   console.log(`\nNo account exists yet. Create the first one with this one-time link:\n  ${server.setupUrl}\n`);
 }
 
+/** The bound on a graceful shutdown: past it the process exits anyway, saying so. */
+const SHUTDOWN_MS = 10_000;
+
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    void server.close().then(() => process.exit(0));
+    const deadline = setTimeout(() => {
+      console.error(`Loadout did not shut down within ${SHUTDOWN_MS / 1000} s; exiting.`);
+      process.exit(1);
+    }, SHUTDOWN_MS);
+    deadline.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("Loadout's shutdown failed:", error);
+        process.exit(1);
+      },
+    );
   });
 }

@@ -12,6 +12,8 @@ const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 export interface LoadoutProcess {
   url: string;
+  /** LOADOUT_DATA_DIR: the embedded PGlite's data is under `pglite/` when no DATABASE_URL is given. */
+  dataDir: string;
   child: ChildProcess;
   /** The exit code or signal once the process has ended; undefined while it runs. */
   exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -26,9 +28,12 @@ export async function startLoadoutProcess(env: Record<string, string>): Promise<
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-faults-app-"));
   const logFile = path.join(dataDir, "output.log");
   const logFd = openSync(logFile, "w");
+  // The database is the caller's choice: never a DATABASE_URL inherited from the test run.
+  const inherited = { ...process.env };
+  delete inherited.DATABASE_URL;
   const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
     cwd: ROOT,
-    env: { ...process.env, LOADOUT_PORT: "0", LOADOUT_HOST: "127.0.0.1", LOADOUT_DATA_DIR: dataDir, ...env },
+    env: { ...inherited, LOADOUT_PORT: "0", LOADOUT_HOST: "127.0.0.1", LOADOUT_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", logFd, logFd],
   });
   closeSync(logFd);
@@ -50,6 +55,7 @@ export async function startLoadoutProcess(env: Record<string, string>): Promise<
   }
   return {
     url,
+    dataDir,
     child,
     exited: () => exit,
     ended: () => ended,
