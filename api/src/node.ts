@@ -1,5 +1,16 @@
 import { parseNodeEnv } from "./entry/node-env";
 import { startNodeServer } from "./entry/node-server";
+import { databaseUnavailable } from "./services/db-errors";
+
+// A database connection's failure that nothing awaited (the pool reconnects by itself, and the
+// requests meanwhile answer `unavailable`) is logged rather than fatal. Any other unhandled
+// rejection still ends the process, as Node's default would.
+process.on("unhandledRejection", (reason) => {
+  if (!databaseUnavailable(reason)) throw reason;
+  console.error(
+    `database connection failed, nothing waited on it: ${reason instanceof Error ? reason.message : String(reason)}`,
+  );
+});
 
 // The embedded default: console, REST API and MCP endpoint on one local origin.
 let env: ReturnType<typeof parseNodeEnv>;
