@@ -110,6 +110,8 @@ export async function readAnswer(
   drainMs = 5_000,
   /** Hears each request the server sends on the stream before its answer (it waits for a reply). */
   onRequest?: (request: ServerRequest) => void,
+  /** Hears each notification the server sends on the stream before its answer (progress, logs). */
+  onNotification?: (notification: { method: string; params?: Record<string, unknown> }) => void,
 ): Promise<Answer | null> {
   if (!isEventStream(contentType) && body.text) return messageAnswer(await body.text(), id);
   const decoder = new TextDecoder();
@@ -125,11 +127,15 @@ export async function readAnswer(
     const m = jsonRpcObject(data);
     if (!m) return null;
     const answer = answerIn(m, id);
-    if (!answer && onRequest) {
-      const request = requestIn(m);
-      if (request) onRequest(request);
-    }
-    return answer;
+    if (answer) return answer;
+    const request = requestIn(m);
+    if (request) onRequest?.(request);
+    else if (onNotification && typeof m.method === "string" && m.id === undefined)
+      onNotification({
+        method: m.method,
+        ...(m.params && typeof m.params === "object" ? { params: m.params as Record<string, unknown> } : {}),
+      });
+    return null;
   };
   for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
     for (const data of events.push(decoder.decode(next.value, { stream: true }))) {

@@ -107,6 +107,10 @@ export interface CallOptions {
   whenGone?(listener: () => void): void;
   /** Progress from the upstream, when the caller can pass it on. */
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+  /** The other notifications on the call's stream (log messages), when the caller can pass them on. */
+  onNotification?(notification: RelatedNotification): void;
+  /** The log level the client asked for: a 2026-07-28 upstream sends log messages only when given one. */
+  logLevel?: string;
   /**
    * In plan and goal modes, the tool's plan-safe actions: the pool refuses any other call on its
    * own, whatever the layers before it decided. Null in agent mode.
@@ -125,6 +129,45 @@ export interface CallOptions {
 /** The upstream could not be reached or refused the handshake: no call was sent. */
 export class UpstreamUnavailable extends Error {
   override readonly name = "UpstreamUnavailable";
+}
+
+/**
+ * The upstream answered with a JSON-RPC error: its definite answer (the connection is fine), which
+ * a faithful proxy relays to the client as the same error rather than as a tool result.
+ */
+export class UpstreamRpcError extends Error {
+  override readonly name = "UpstreamRpcError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A request was sent but no answer came back (a timeout, the client leaving, a broken stream, an
+ * answer that is not JSON-RPC). The message says so for the agent; the request may have acted.
+ */
+export class UpstreamFailed extends Error {
+  override readonly name = "UpstreamFailed";
+}
+
+/** A notification the upstream sent on a request's stream (progress, a log message). */
+export interface RelatedNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** What a relayed request (any method but tools/call) carries besides its params. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  whenGone?(listener: () => void): void;
+  /** Hears the notifications the upstream sends on this request's stream, in order. */
+  onNotification?(notification: RelatedNotification): void;
+  /** The log level the client asked for (see CallOptions.logLevel). */
+  logLevel?: string;
 }
 
 interface Connection {
@@ -251,6 +294,25 @@ export function statelessCallBody(id: string, tool: string, args: Record<string,
   const named = `"name":${JSON.stringify(tool)}`;
   const given = args ? `,"arguments":${JSON.stringify(args)}` : "";
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{${named}${given},"_meta":${DIRECT_ENVELOPE_JSON}}}`;
+}
+
+/** The token a direct call asks the upstream's progress under: one hop, one call, so one token. */
+const PROGRESS_TOKEN = "loadout-progress";
+
+/** What a request's Mcp-Name header carries (2026-07-28): the tool's or prompt's name, the resource's URI. */
+function nameOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
+  const value =
+    method === "resources/read" ? params?.uri : /^(tools\/call|prompts\/get)$/.test(method) ? params?.name : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A header value as 2026-07-28 sends it: as it is when plain printable ASCII, else base64 in the sentinel. */
+function headerValue(value: string): string {
+  if (DIRECT_NAME.test(value) && !value.startsWith("=?")) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
@@ -478,7 +540,7 @@ export class UpstreamPool {
     this.touch(this.key(target), connection);
     const seconds = Math.round(target.callTimeoutMs / 1000);
     const route = directRoute(connection);
-    if (route && !options.onProgress && !options.inputRequired && DIRECT_NAME.test(tool))
+    if (route && !options.inputRequired && DIRECT_NAME.test(tool))
       return this.callDirect(connection, target, tool, args, options, route);
     const signal = options.signal ?? (options.whenGone ? signalOf(options.whenGone) : undefined);
     try {
@@ -500,10 +562,8 @@ export class UpstreamPool {
       );
       return result as CallToolResult;
     } catch (error) {
-      if (error instanceof ProtocolError) {
-        // The server answered: a JSON-RPC error is its definite answer, and the connection is fine.
-        return errorResult(`${target.name} answered with an error (${error.code}): ${messageOf(error)}`);
-      }
+      // The server answered: a JSON-RPC error is its definite answer, and the connection is fine.
+      if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
       if (
         error instanceof SdkError &&
         (error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded)
@@ -523,28 +583,153 @@ export class UpstreamPool {
   }
 
   /**
+   * Relays one request of any method but tools/call (resources, prompts, completions, pings) to
+   * the upstream, once, and returns its result. An upstream's JSON-RPC error is thrown as
+   * UpstreamRpcError, to be relayed as the same error; UpstreamUnavailable when nothing was sent;
+   * UpstreamFailed when no answer came back. Notifications on the request's stream (progress, log
+   * messages) reach `onNotification`.
+   */
+  async request(
+    target: UpstreamTarget,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const opening = this.connection(target);
+    const connection = this.opened.get(opening) ?? (await opening);
+    this.touch(this.key(target), connection);
+    const route = directRoute(connection);
+    if (!route) return this.requestThroughClient(connection, target, method, params, options);
+    const answer = await this.exchange(connection, target, method, params, options, route);
+    if ("error" in answer) {
+      const { code, message, data } = answer.error as { code: unknown; message: unknown; data?: unknown };
+      throw new UpstreamRpcError(typeof code === "number" ? code : -32603, String(message).slice(0, 1000), data);
+    }
+    const { resultType: _, ...result } = answer.result;
+    return result;
+  }
+
+  /** The upstream's capabilities, as it declared them in its handshake (connecting if need be). */
+  async capabilities(target: UpstreamTarget): Promise<Record<string, unknown>> {
+    const opening = this.connection(target);
+    const connection = this.opened.get(opening) ?? (await opening);
+    return (connection.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  /** A request on a legacy HTTP+SSE connection, where only the SDK client can send it. */
+  private async requestThroughClient(
+    connection: Connection,
+    target: UpstreamTarget,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const signal = options.signal ?? (options.whenGone ? signalOf(options.whenGone) : undefined);
+    try {
+      // Any method: the client validates the result of the spec's own by its method.
+      const request = { method: method as "ping", ...(params ? { params } : {}) };
+      return (await connection.client.request(request, {
+        timeout: target.callTimeoutMs,
+        ...(signal ? { signal } : {}),
+      })) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
+      this.drop(target.id);
+      throw new UpstreamFailed(`The connection to ${target.name} broke during ${method} (${messageOf(error)}).`);
+    }
+  }
+
+  /**
    * A call sent as one POST without the SDK client, whose per-call machinery (a web-streams fetch,
    * schema validation of the answer) costs more CPU than the proxy's whole budget: stateless on
-   * 2026-07-28, or inside the client's session on a 2025 revision. Only the plainest calls come
-   * here (no progress to pass on, no input rounds to hand back); what the upstream answers is read
-   * as the SDK client reads it, and every failure becomes the same error result as on its path.
-   *
-   * On a 2025 session the server may send requests on the call's stream (an elicitation): each is
-   * answered "Method not found", as the SDK client answers them. A call given up on (a timeout,
-   * the agent cancelling) is cancelled with `notifications/cancelled`, as the SDK client does; on
-   * 2026-07-28 closing the request is the cancellation.
+   * 2026-07-28, or inside the client's session on a 2025 revision. What the upstream answers is
+   * read as the SDK client reads it, and every failure becomes the same error result as on its path.
    */
   private async callDirect(
     connection: Connection,
     target: UpstreamTarget,
     tool: string,
     args: Record<string, unknown> | undefined,
-    { signal, whenGone }: Pick<CallOptions, "signal" | "whenGone">,
+    options: Pick<CallOptions, "signal" | "whenGone" | "onProgress" | "onNotification" | "logLevel">,
     route: DirectRoute,
   ): Promise<CallToolResult> {
+    const params: Record<string, unknown> = { name: tool };
+    if (args) params.arguments = args;
+    const { onProgress, onNotification } = options;
+    let answer: Answer;
+    try {
+      answer = await this.exchange(
+        connection,
+        target,
+        "tools/call",
+        params,
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.whenGone ? { whenGone: options.whenGone } : {}),
+          ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+          ...(onProgress || onNotification
+            ? {
+                onNotification: (n: RelatedNotification) => {
+                  if (n.method !== "notifications/progress") return onNotification?.(n);
+                  if (!n.params || !onProgress) return;
+                  // The upstream echoes the token this hop sent; the client's own goes on its hop.
+                  const { progressToken: _, ...progress } = n.params;
+                  onProgress(progress as { progress: number; total?: number; message?: string });
+                },
+              }
+            : {}),
+        },
+        route,
+        onProgress ? PROGRESS_TOKEN : undefined,
+      );
+    } catch (error) {
+      if (error instanceof UpstreamFailed) return errorResult(`${error.message} ${UNSURE}`);
+      throw error;
+    }
+    if ("error" in answer) {
+      const { code, message: text, data } = answer.error as { code: unknown; message: unknown; data?: unknown };
+      // A stateless direct call declares no capabilities (see DIRECT_ENVELOPE): an upstream that
+      // needs one to ask for input refuses so, before running anything.
+      if (code === MISSING_CAPABILITY && route.kind === "stateless") return needsInput(target, tool);
+      throw new UpstreamRpcError(typeof code === "number" ? code : -32603, String(text).slice(0, 1000), data);
+    }
+    const result = answer.result;
+    if (result.resultType === "input_required") return needsInput(target, tool);
+    if (
+      (result.resultType !== undefined && result.resultType !== "complete") ||
+      (result.content !== undefined && !Array.isArray(result.content))
+    ) {
+      this.drop(target.id);
+      return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+    }
+    // One copy: without resultType, with content always there.
+    const { resultType: _, ...rest } = result;
+    rest.content ??= [];
+    return rest as CallToolResult;
+  }
+
+  /**
+   * One request as one POST, and its answer (a result or a JSON-RPC error): the upstream hop of
+   * every direct call and relayed request. On a 2025 session the server may send requests on the
+   * stream (an elicitation): each is answered "Method not found", as the SDK client answers them. A
+   * request given up on (a timeout, the client leaving) is cancelled with `notifications/cancelled`
+   * on a 2025 session; on 2026-07-28 closing the request is the cancellation. Throws UpstreamFailed
+   * when no answer came back.
+   */
+  private async exchange(
+    connection: Connection,
+    target: UpstreamTarget,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    { signal, whenGone, onNotification, logLevel }: RequestOptions,
+    route: DirectRoute,
+    progressToken?: string,
+  ): Promise<Answer> {
     // A string: it can never collide with the numbered requests of the SDK client on the same server.
     const id = `loadout-${++this.directIds}`;
     const session = route.kind === "session" ? route : null;
+    const what = method === "tools/call" ? String(params?.name) : method;
+    const named = nameOf(method, params);
     let headers: Readonly<Record<string, string>>;
     let body: string;
     if (session) {
@@ -552,12 +737,32 @@ export class UpstreamPool {
       own["mcp-protocol-version"] = session.version;
       if (session.sessionId) own["mcp-session-id"] = session.sessionId;
       headers = own;
-      const params: Record<string, unknown> = { name: tool };
-      if (args) params.arguments = args;
-      body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+      const sent = progressToken ? { ...params, _meta: { progressToken } } : params;
+      body = JSON.stringify({ jsonrpc: "2.0", id, method, ...(sent ? { params: sent } : {}) });
+    } else if (
+      method === "tools/call" &&
+      named !== undefined &&
+      DIRECT_NAME.test(named) &&
+      !progressToken &&
+      !logLevel
+    ) {
+      headers = statelessHeaders(connection, target, named);
+      body = statelessCallBody(id, named, params?.arguments as Record<string, unknown> | undefined);
     } else {
-      headers = statelessHeaders(connection, target, tool);
-      body = statelessCallBody(id, tool, args);
+      const own: Record<string, string> = {
+        ...target.headers,
+        ...POST_HEADERS,
+        "mcp-protocol-version": DIRECT_REVISION,
+        "mcp-method": method,
+      };
+      if (named !== undefined) own["mcp-name"] = headerValue(named);
+      headers = own;
+      const meta = {
+        ...DIRECT_ENVELOPE,
+        ...(progressToken ? { progressToken } : {}),
+        ...(logLevel ? { "io.modelcontextprotocol/logLevel": logLevel } : {}),
+      };
+      body = JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } });
     }
     const cancellation = new Cancellation();
     let timedOut = false;
@@ -610,6 +815,7 @@ export class UpstreamPool {
               () => cancellation.cancel(new Error("the rest of the stream was not needed")),
               undefined,
               tell ? (request) => void tell({ id: request.id, error: METHOD_NOT_FOUND }) : undefined,
+              onNotification,
             );
     } catch (error) {
       if (tell && (timedOut || cancelled))
@@ -618,42 +824,27 @@ export class UpstreamPool {
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
         });
       this.drop(target.id);
-      if (cancelled) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (cancelled) throw new UpstreamFailed(`The call to ${what} was cancelled.`);
       if (timedOut)
-        return errorResult(
-          `${target.name} did not answer ${tool} within ${Math.round(target.callTimeoutMs / 1000)} s. ${UNSURE}`,
+        throw new UpstreamFailed(
+          `${target.name} did not answer ${what} within ${Math.round(target.callTimeoutMs / 1000)} s.`,
         );
-      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${UNSURE}`);
+      throw new UpstreamFailed(`The connection to ${target.name} broke during ${what} (${messageOf(error)}).`);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
     }
-    if (message && "error" in message) {
-      const { code, message: text } = message.error;
-      // A stateless direct call declares no capabilities (see DIRECT_ENVELOPE): an upstream that
-      // needs one to ask for input refuses so, before running anything.
-      if (code === MISSING_CAPABILITY && !session) return needsInput(target, tool);
-      return errorResult(`${target.name} answered with an error (${code}): ${String(text).slice(0, 300)}`);
-    }
+    // A JSON-RPC error is the server's answer whatever the status (2026-07-28 sends some with 400/404).
+    if (message && "error" in message) return message;
     if (status !== 200 || !message) {
       this.drop(target.id);
-      return status !== 200
-        ? errorResult(`The connection to ${target.name} broke during ${tool} (HTTP ${status}). ${UNSURE}`)
-        : errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+      throw new UpstreamFailed(
+        status !== 200
+          ? `The connection to ${target.name} broke during ${what} (HTTP ${status}).`
+          : `${target.name} answered ${what} with something that is not an MCP result.`,
+      );
     }
-    const result = message.result;
-    if (result.resultType === "input_required") return needsInput(target, tool);
-    if (
-      (result.resultType !== undefined && result.resultType !== "complete") ||
-      (result.content !== undefined && !Array.isArray(result.content))
-    ) {
-      this.drop(target.id);
-      return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
-    }
-    // One copy: without resultType, with content always there.
-    const { resultType: _, ...rest } = result;
-    rest.content ??= [];
-    return rest as CallToolResult;
+    return message;
   }
 
   /**

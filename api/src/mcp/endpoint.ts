@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { UpstreamTarget } from "@loadout/workers";
+import { UpstreamRpcError, type UpstreamTarget } from "@loadout/workers";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -25,12 +25,15 @@ import {
   callProxiedTool,
   type FoundTool,
   findProxiedTool,
+  findSingleServer,
   lookupWorkspaces,
   type ProxiedCallOptions,
   type ProxiedTool,
   presentFound,
   proxiedCatalog,
+  relayRequest,
   type SingleServer,
+  upstreamCapabilities,
 } from "../services/mcp/proxied";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import {
@@ -41,6 +44,7 @@ import {
   fastLaneResultJson,
   toolError,
 } from "./fast-lane";
+import { buildRelayServer, type RelayOptions } from "./relay-server";
 import {
   buildMcpServer,
   callSkillsTool,
@@ -87,6 +91,8 @@ interface PerRequest {
   ctx: ActionContext;
   session: McpSession;
   options: ServerOptions;
+  /** A single-server URL's request: served by the relay (see relay-server.ts). */
+  relay?: RelayOptions;
 }
 
 interface Pinned {
@@ -190,6 +196,21 @@ function rpcError(c: McpContext, error: AppError): McpReply {
 }
 
 /**
+ * An upstream's JSON-RPC error relayed as the answer to the client's request: in band (HTTP 200),
+ * as the SDK answers a handler's error, except -32021, whose 400 the 2026-07-28 revision requires.
+ */
+function rpcErrorReply(id: string | number, error: UpstreamRpcError): McpReply {
+  return jsonReply(
+    error.code === -32021 ? 400 : 200,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+    }),
+  );
+}
+
+/**
  * The MCP endpoint: `/mcp` on the official SDK's stateless handler, serving the 2026-07-28
  * revision and 2025-era clients on one path with no sticky state. Loadout's own checks run first:
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
@@ -201,7 +222,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     ({ authInfo }) => {
       const per = authInfo?.extra?.loadout as PerRequest | undefined;
       if (!per) throw new Error("MCP request without Loadout's context");
-      return buildMcpServer(per.ctx, per.session, per.options);
+      return per.relay ? buildRelayServer(per.relay) : buildMcpServer(per.ctx, per.session, per.options);
     },
     { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT },
   );
@@ -270,24 +291,21 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const client = clientOf(parsedBody);
     if (client) noteClient(c, ctx, client, session, route.endpointId);
     const started = performance.now();
-    let result: ToolResult;
+    let answer: ToolResult | UpstreamRpcError;
     try {
-      result = (await callPrepared(
-        ctx.db,
-        session,
-        serverDeps,
-        route.found,
-        route.direct,
-        route.tool.name,
-        fast.args,
-        giveUpWith(io, ctx.now),
-      )) as ToolResult;
+      answer = (await callPrepared(ctx.db, session, serverDeps, route.found, route.direct, route.tool.name, fast.args, {
+        ...giveUpWith(io, ctx.now),
+        relayErrors: route.single,
+      })) as ToolResult;
     } catch (error) {
-      result = toolError(error);
+      answer = error instanceof UpstreamRpcError ? error : toolError(error);
     }
     c.set("lane", "warm");
-    const response = jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(result, SERVER_INFO)));
-    const outcome = outcomeOfToolResult(result);
+    const response =
+      answer instanceof UpstreamRpcError
+        ? rpcErrorReply(fast.id, answer)
+        : jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(answer, SERVER_INFO)));
+    const outcome = answer instanceof UpstreamRpcError ? "tool_error" : outcomeOfToolResult(answer);
     logCall(c, ctx, parsedBody, response, {
       session,
       client,
@@ -620,15 +638,27 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       response = jsonReply(200, answerWithResult(listing.id, remembered));
     }
     if (fast) {
-      const result = await fastLaneResult(fast, {
-        ctx,
-        session,
-        single: Boolean(single),
-        upstreamTool: upstreamTools[0],
-        passInputRequests,
-        call: (tool, args) =>
-          callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, giveUpWith(io, ctx.now)),
-      });
+      let result: ToolResult | null;
+      try {
+        result = await fastLaneResult(fast, {
+          ctx,
+          session,
+          single: Boolean(single),
+          upstreamTool: upstreamTools[0],
+          passInputRequests,
+          call: (tool, args) =>
+            callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
+              ...giveUpWith(io, ctx.now),
+              relayErrors: Boolean(single),
+            }),
+        });
+      } catch (error) {
+        if (!(error instanceof UpstreamRpcError)) throw error;
+        c.set("lane", "fast");
+        toolOutcome = "tool_error";
+        response = rpcErrorReply(fast.id, error);
+        result = null;
+      }
       if (result) {
         c.set("lane", "fast");
         toolOutcome = outcomeOfToolResult(result);
@@ -652,8 +682,34 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       }
     }
     if (!response) {
-      // The SDK's path: its per-request server, built from this (see buildMcpServer).
+      // The SDK's path: its per-request server, built from this (see buildMcpServer), or for a
+      // single-server URL the relay (see relay-server.ts).
+      const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
+      const relay: RelayOptions | undefined = single
+        ? {
+            upstreamCapabilities:
+              // A listing needs none; a call's log messages need logging declared.
+              singleRow && method !== "tools/list" ? await upstreamCapabilities(session, serverDeps, singleRow) : {},
+            tools: catalog ?? upstreamTools,
+            askRoots,
+            passInputRequests,
+            report: (outcome) => {
+              toolOutcome = outcome;
+            },
+            call: (tool, args, extra) =>
+              callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
+                now: ctx.now,
+                relayErrors: true,
+                ...extra,
+              }),
+            relay: (relayed, params, extra) => {
+              if (!singleRow) throw new AppError("not_found", `Server "${single.slug}" was not found.`);
+              return relayRequest(ctx.db, session, serverDeps, singleRow, relayed, params, { now: ctx.now, ...extra });
+            },
+          }
+        : undefined;
       const per: PerRequest = {
+        ...(relay ? { relay } : {}),
         ctx,
         session,
         options: {
@@ -907,6 +963,8 @@ async function fastLaneResult(
   try {
     return (await lane.call(tool, call.args)) as ToolResult;
   } catch (error) {
+    // An upstream's own error, on a URL that relays it as such (the caller answers it).
+    if (error instanceof UpstreamRpcError) throw error;
     return toolError(error);
   }
 }

@@ -96,6 +96,35 @@ export interface UpstreamCallExtra {
 }
 
 /**
+ * What a call to an upstream tool carries of the client's request: its cancellation, its progress
+ * token (the upstream's progress reported under it), and on 2026-07-28 for a client that can answer
+ * them, the upstream's input rounds (Loadout's own roots answer stays with Loadout).
+ */
+export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean): UpstreamCallExtra {
+  const mcpReq = ctx.mcpReq;
+  const token = mcpReq._meta?.progressToken;
+  const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+  const requestState = mcpReq.requestState<string>();
+  return {
+    signal: mcpReq.signal,
+    inputRequired: passInputRequests
+      ? {
+          ...(Object.keys(theirs).length ? { inputResponses: theirs } : {}),
+          ...(typeof requestState === "string" ? { requestState } : {}),
+        }
+      : null,
+    ...(token !== undefined
+      ? {
+          onProgress: (progress) =>
+            void mcpReq
+              .notify({ method: "notifications/progress", params: { progressToken: token, ...progress } })
+              .catch(() => {}),
+        }
+      : {}),
+  };
+}
+
+/**
  * A tool input schema as the upstream gave it, in the Standard Schema shape the SDK registers:
  * the JSON Schema is listed as is, and arguments pass through unvalidated (the upstream validates
  * its own input; compiling every upstream schema per request would cost more than the call).
@@ -168,28 +197,11 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
         annotations: tool.annotations,
       },
       async (args: unknown, extra: unknown) => {
-        const mcpReq = (extra as { mcpReq: ServerContext["mcpReq"] }).mcpReq;
-        const token = mcpReq._meta?.progressToken;
-        // Answers to Loadout's own input request (the roots) are not the upstream's business.
-        const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
-        const requestState = mcpReq.requestState<string>();
-        const result = await upstream?.call(tool, args as Record<string, unknown> | undefined, {
-          signal: mcpReq.signal,
-          inputRequired: options.passInputRequests
-            ? {
-                ...(Object.keys(theirs).length ? { inputResponses: theirs } : {}),
-                ...(typeof requestState === "string" ? { requestState } : {}),
-              }
-            : null,
-          ...(token !== undefined
-            ? {
-                onProgress: (progress) =>
-                  void mcpReq
-                    .notify({ method: "notifications/progress", params: { progressToken: token, ...progress } })
-                    .catch(() => {}),
-              }
-            : {}),
-        });
+        const result = await upstream?.call(
+          tool,
+          args as Record<string, unknown> | undefined,
+          upstreamCallExtra(extra as ServerContext, options.passInputRequests ?? false),
+        );
         return result as ToolResult;
       },
     );

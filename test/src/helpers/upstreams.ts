@@ -34,6 +34,8 @@ export interface StatelessUpstreamOptions {
   legacy?: "stateless" | "reject";
   /** Read-only filler tools `extra_01`… to reach a given count (the bench's 64 tools per server). */
   extraTools?: number;
+  /** Declare logging and offer `chatty`, which logs two messages on the call's stream, then returns. */
+  logging?: boolean;
 }
 
 export interface StatelessUpstream {
@@ -92,8 +94,23 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
     () => {
       const server = new McpServer(
         { name: options.name ?? "upstream-stateless", version: "1.0.0" },
-        { capabilities: { tools: { listChanged: true } } },
+        { capabilities: { tools: { listChanged: true }, ...(options.logging ? { logging: {} } : {}) } },
       );
+      if (options.logging)
+        server.registerTool(
+          "chatty",
+          {
+            title: "Chatty",
+            description: "Logs two messages (info, then debug) while it runs, then returns.",
+            inputSchema: z.object({}),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async (_args, ctx) => {
+            await ctx.mcpReq.log("info", "chatty: starting");
+            await ctx.mcpReq.log("debug", "chatty: details");
+            return text("chatty: done");
+          },
+        );
       for (const name of added)
         server.registerTool(
           name,

@@ -1,10 +1,11 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
-import type { CallToolResult, DirectTool, UpstreamTarget } from "@loadout/workers";
-import { UpstreamUnavailable } from "@loadout/workers";
+import type { CallToolResult, DirectTool, RequestOptions, UpstreamTarget } from "@loadout/workers";
+import { UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
+import { AppError } from "../../errors";
 import type { Logger } from "../../logger";
 import { prepared } from "../prepared";
 import { catalogStamp } from "../servers/catalog-version";
@@ -377,10 +378,27 @@ export interface ProxiedCallOptions {
   /** Calls the listener when the client goes away (see CallOptions.whenGone). */
   whenGone?: (listener: () => void) => void;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Log messages the upstream sends during the call, for a client that can hear them. */
+  onNotification?: RequestOptions["onNotification"];
+  logLevel?: string;
+  /**
+   * An upstream's JSON-RPC error is thrown (UpstreamRpcError) for the transport to relay as the
+   * same error (a single-server URL, which is faithful); otherwise it becomes an error result
+   * naming the server, beside the other tools of `/mcp`.
+   */
+  relayErrors?: boolean;
   inputRequired?: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
+
+/** An upstream's JSON-RPC error as `/mcp` reports it (see ProxiedCallOptions.relayErrors). */
+function relayed(server: ServerRow, options: ProxiedCallOptions) {
+  return (error: unknown): CallToolResult => {
+    if (options.relayErrors || !(error instanceof UpstreamRpcError)) throw error;
+    return refusal(`${server.slug} answered with an error (${error.code}): ${error.message.slice(0, 300)}`);
+  };
+}
 
 /**
  * Dispatches a call to an upstream tool. Everything is checked again now, whatever the session
@@ -439,7 +457,10 @@ export function callPrepared(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
     })
-    .then((result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult);
+    .then(
+      (result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
+      relayed(found.server, options),
+    );
 }
 
 /**
@@ -473,13 +494,107 @@ export async function forward(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       inputRequired: options.inputRequired ?? null,
     });
     return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
   } catch (error) {
-    if (!(error instanceof UpstreamUnavailable)) throw error;
+    if (!(error instanceof UpstreamUnavailable)) return relayed(server, options)(error);
     const message = safeMessage(error, target);
     await markFailed(db, server, message, options.now);
     return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
+  }
+}
+
+/**
+ * The server a single-server URL names (`/mcp/s/{ws}/{slug}`), looked up in its workspace: in hand
+ * while the hot cache holds it, else read. Null when there is none (another tenant's is none).
+ */
+export function findSingleServer(
+  db: Database,
+  deps: ServerDeps,
+  single: SingleServer,
+): ServerRow | null | Promise<ServerRow | null> {
+  const key = `single_server\u0000${single.workspaceId}\u0000${single.slug}`;
+  return deps.hot.byWorkspaces(key, [single.workspaceId], async () => {
+    const [row] = await db
+      .select()
+      .from(mcpServers)
+      .where(and(eq(mcpServers.workspaceId, single.workspaceId), eq(mcpServers.slug, single.slug)))
+      .limit(1);
+    return row ?? null;
+  });
+}
+
+/**
+ * Why a request other than a tool call (resources, prompts, completions) may not reach this server
+ * from this session now, or null. Only tools can be marked plan-safe, so in plan and goal modes the
+ * rest of a server stays closed.
+ */
+export function relayRefusal(server: ServerRow, session: Pick<McpSession, "project" | "mode">): string | null {
+  if (!active(server, session.project)) return `${server.slug} is not active for this session`;
+  if (session.mode !== "agent")
+    return `${server.slug}'s resources and prompts are not offered in ${session.mode} mode; only tools marked plan-safe are`;
+  return null;
+}
+
+/**
+ * What the upstream declared it serves (resources, prompts, completions, logging), for a session
+ * that may reach it; nothing when it may not, or cannot be reached (its tools are still listed
+ * from the cache).
+ */
+export async function upstreamCapabilities(
+  session: Pick<McpSession, "project" | "mode">,
+  deps: ServerDeps,
+  server: ServerRow,
+): Promise<Record<string, unknown>> {
+  if (!deps.pool || server.status === "failed" || relayRefusal(server, session)) return {};
+  try {
+    return await deps.pool.capabilities(await openedTarget(server, deps.box));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Relays one request other than a tool call to a session's upstream server, after the checks a
+ * call gets at dispatch (the server enabled and in scope, agent mode). The upstream's JSON-RPC error
+ * is thrown as it is (UpstreamRpcError), for the transport to relay; Loadout's own refusals and
+ * failures as AppErrors.
+ */
+export async function relayRequest(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  server: ServerRow,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: ProxiedCallOptions & RequestOptions,
+): Promise<Record<string, unknown>> {
+  const refused = relayRefusal(server, session);
+  if (refused) throw new AppError("forbidden", `${refused}.`);
+  if (!deps.pool) throw new AppError("unavailable", "This deployment cannot reach remote MCP servers yet.");
+  if (server.status === "failed")
+    throw new AppError(
+      "unavailable",
+      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
+    );
+  let target: UpstreamTarget;
+  try {
+    target = await openedTarget(server, deps.box);
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    await markFailed(db, server, error.message, options.now);
+    throw new AppError("unavailable", `${server.slug} cannot be used: ${error.message}`);
+  }
+  try {
+    return await deps.pool.request(target, method, params, options);
+  } catch (error) {
+    if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
+    if (!(error instanceof UpstreamUnavailable)) throw error;
+    const message = safeMessage(error, target);
+    await markFailed(db, server, message, options.now);
+    throw new AppError("unavailable", `${server.slug} could not be reached (${message}); nothing was sent.`);
   }
 }

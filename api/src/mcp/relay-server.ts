@@ -1,0 +1,123 @@
+import { type CallToolResult, type RelatedNotification, UpstreamRpcError } from "@loadout/workers";
+import { inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
+import { outcomeOfToolResult } from "../domain/activity/outcomes";
+import { ROOTS_INPUT_KEY } from "../domain/roots";
+import { AppError, ERROR_CODES } from "../errors";
+import type { ProxiedTool } from "../services/mcp/proxied";
+import { SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
+
+/** The requests besides tool calls that pass through to the upstream, by the capability that offers them. */
+const RELAYED: Record<string, string> = {
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+  "resources/read": "resources",
+  "prompts/list": "prompts",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+};
+
+/** What the relay needs of the endpoint: the session's tools and the two ways to reach the upstream. */
+export interface RelayOptions {
+  /** What the upstream declared in its handshake; empty when the session may not reach it. */
+  upstreamCapabilities: Record<string, unknown>;
+  /** The tool a call names (found and presented), or every tool of a listing. */
+  tools: ProxiedTool[];
+  askRoots: boolean;
+  passInputRequests: boolean;
+  report(outcome: ToolOutcome): void;
+  call(tool: ProxiedTool, args: Record<string, unknown> | undefined, extra: RelayCallExtra): Promise<CallToolResult>;
+  relay(method: string, params: Record<string, unknown>, extra: RelayExtra): Promise<Record<string, unknown>>;
+}
+
+export interface RelayExtra {
+  signal: AbortSignal;
+  onNotification(notification: RelatedNotification): void;
+  logLevel?: string;
+}
+
+export type RelayCallExtra = UpstreamCallExtra & Omit<RelayExtra, "signal">;
+
+/** An error as the client reads it: the upstream's own code and message, or Loadout's refusal. */
+function relayedError(error: unknown): unknown {
+  if (error instanceof UpstreamRpcError) return new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof AppError) return new ProtocolError(ERROR_CODES[error.code].jsonRpc, error.message);
+  return error;
+}
+
+/**
+ * The server behind a single-server URL (`/mcp/s/{ws}/{slug}`): the upstream as the client would
+ * see it directly, minus what Loadout's rules withhold. Its tools are the session's (approved,
+ * pinned, in scope, plan-safe in plan mode), called with every check of dispatch; resources,
+ * prompts and completions pass through when the upstream offers them and the session may reach it;
+ * log messages and progress on a request's stream reach the client; the upstream's JSON-RPC errors
+ * stay JSON-RPC errors.
+ *
+ * A low-level SDK server, not McpServer: McpServer turns every error a tool throws into a tool
+ * result, which would hide the upstream's own errors.
+ */
+export function buildRelayServer(options: RelayOptions): Server {
+  const upstream = options.upstreamCapabilities;
+  const offered = (capability: string) => upstream[capability] !== undefined && upstream[capability] !== null;
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: false },
+      ...(offered("resources") ? { resources: { listChanged: false } } : {}),
+      ...(offered("prompts") ? { prompts: { listChanged: false } } : {}),
+      ...(offered("completions") ? { completions: {} } : {}),
+      ...(offered("logging") ? { logging: {} } : {}),
+    },
+  });
+  const tools = options.tools;
+  server.setRequestHandler("tools/list", () => ({ tools: tools.map((t) => t.definition) }) as never);
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const tool = tools.find((t) => t.name === request.params.name);
+    if (!tool) throw new ProtocolError(-32602, `Tool ${request.params.name} not found`);
+    if (options.askRoots)
+      return inputRequired({ inputRequests: { [ROOTS_INPUT_KEY]: inputRequired.listRoots() } }) as never;
+    let result: CallToolResult;
+    try {
+      result = await options.call(tool, request.params.arguments, {
+        ...upstreamCallExtra(ctx, options.passInputRequests),
+        ...streamed(ctx),
+      });
+    } catch (error) {
+      throw relayedError(error);
+    }
+    options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
+    return server.projectCallToolResult(result, undefined) as never;
+  });
+  for (const [method, capability] of Object.entries(RELAYED)) {
+    if (!offered(capability)) continue;
+    server.setRequestHandler(method as "resources/list", async (request, ctx) => {
+      const { _meta: _, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      try {
+        return (await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) })) as never;
+      } catch (error) {
+        throw relayedError(error);
+      }
+    });
+  }
+  // Loadout serves 2025 sessions statelessly and shares the upstream's session between its
+  // clients: a level set by one cannot be kept for it. Accepted; each request's messages are passed
+  // on at the level its revision allows (all on 2025, the request's own `logLevel` on 2026-07-28).
+  if (offered("logging")) server.setRequestHandler("logging/setLevel", () => ({}) as never);
+  return server;
+}
+
+/** How a request's stream carries what the upstream sends on it: log messages, at the client's level. */
+function streamed(ctx: ServerContext): Omit<RelayExtra, "signal"> {
+  const mcpReq = ctx.mcpReq;
+  const meta = mcpReq._meta as Record<string, unknown> | undefined;
+  const level = meta?.["io.modelcontextprotocol/logLevel"];
+  // A 2026-07-28 client that names no level gets no messages; a 2025 client has not said (its
+  // setLevel could not be kept), so every message, as a 2025 server sends them until told otherwise.
+  const modern = meta?.["io.modelcontextprotocol/protocolVersion"] !== undefined;
+  const logLevel = typeof level === "string" ? level : modern ? undefined : "debug";
+  return {
+    ...(logLevel ? { logLevel } : {}),
+    onNotification: (notification) => {
+      if (notification.method !== "notifications/message") return;
+      void mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});
+    },
+  };
+}
