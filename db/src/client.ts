@@ -30,6 +30,8 @@ export interface PostgresOptions {
   max?: number;
   /** Seconds a connection attempt may take before its queries fail (default CONNECT_TIMEOUT_S). */
   connectTimeout?: number;
+  /** Seconds a query waits for a free connection before it fails (default ACQUIRE_TIMEOUT_S). */
+  acquireTimeout?: number;
   /** Tests only: told the text of every query the app runs. */
   logQuery?: (query: string) => void;
 }
@@ -39,6 +41,14 @@ export interface PostgresOptions {
  * request waits with it: while the database is away an answer must come at once.
  */
 export const CONNECT_TIMEOUT_S = 2;
+
+/**
+ * A query waits at most this many seconds for a connection when every one is busy or connecting
+ * (the patch adds the option): while the database is away, queries queued behind a small pool
+ * would otherwise wait for one failed connection attempt after another. A healthy pool hands a
+ * connection over in milliseconds, so reaching this means the database cannot keep up either.
+ */
+export const ACQUIRE_TIMEOUT_S = 5;
 
 /**
  * Seconds before reconnecting after a failed connection: 0.05 s doubling up to 0.5 s, with
@@ -60,6 +70,7 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Ope
     // Types are fixed by the schema; skipping the catalog query saves a round trip per connection.
     fetch_types: false,
     connect_timeout: options.connectTimeout ?? CONNECT_TIMEOUT_S,
+    acquire_timeout: options.acquireTimeout ?? ACQUIRE_TIMEOUT_S,
     backoff: reconnectDelay,
     connection: { application_name: "loadout" },
   });

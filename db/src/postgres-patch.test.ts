@@ -28,7 +28,10 @@ describe("the postgres.js queue patch", () => {
       expect(connection).toContain("return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)");
       // Reset wherever the timer is cleared: nextWrite (twice) and both teardowns, terminate and closed.
       expect(connection.match(/clearImmediate\(nextWriteTimer\)\n\s+chunk = nextWriteTimer = null/g)).toHaveLength(4);
-      expect(readFileSync(path.join(root, build, "index.js"), "utf8")).toContain("return q.reject(closedWith)");
+      const index = readFileSync(path.join(root, build, "index.js"), "utf8");
+      expect(index).toContain("return q.reject(closedWith)");
+      // And the acquire bound db/src/client.ts sets (tested in client.test.ts).
+      expect(index).toContain("acquire_timeout : null");
     });
   }
 
