@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps) {
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
-  const serveMcp = registerMcp(app, serverDeps);
+  const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"));
   registerOAuth(app);
   registerOAuthConsent(app);
 

@@ -1,31 +1,54 @@
 /**
  * The peers' setup in BENCHMARKS.md: the `echo` tool of @modelcontextprotocol/server-everything
- * (a 2025-11-25 session, in its own process) called directly and through Loadout, warm, 500
- * interleaved pairs after 50 warm-up pairs, each side with the official SDK v2 client. Loadout
- * calls this upstream with one POST inside the session its SDK client opened (see
- * UpstreamPool.callDirect); server-everything answers calls as SSE streams.
+ * (a 2025-11-25 session, in its own process) called directly and through Loadout's `/mcp`, warm,
+ * with the official SDK v2 client on both sides, once on its default 2025 handshake and once with
+ * `versionNegotiation: { mode: 'auto' }` (2026-07-28 with Loadout). Per era: 500 sequential pairs
+ * in ABBA blocks after 50 warm-up pairs, then 20 concurrent clients for 10 s each way; the gateway's
+ * CPU time per proxied call (/proc/<pid>/stat) and its RSS after the load.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startEverything } from "../src/helpers/upstream";
 import { percentile, signUpAndToken } from "./mcp";
-import { rest } from "./proxy";
-import type { ServerProcess } from "./server-process";
+import { cpuMs, rest, rssMiB } from "./proxy";
+import { type ServerProcess, startServerProcess } from "./server-process";
 
-export interface EverythingFigures {
+export interface EraFigures {
+  era: "2025 handshake" | "2026-07-28";
   directP50: number;
+  directP90: number;
   directP99: number;
   proxiedP50: number;
+  proxiedP90: number;
   proxiedP99: number;
+  directRps: number;
+  proxiedRps: number;
+  cpuPerCall: number;
+  rssMiB: number;
 }
 
-const PAIRS = 500;
+export type EverythingFigures = EraFigures[];
+
+const PAIRS = Number(process.env.BENCH_EVERYTHING_PAIRS ?? 500);
 const WARM = 50;
+const CLIENTS = 20;
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+/** Longer than the call log's 250 ms batch interval, so a phase's CPU includes writing its rows. */
+const SETTLE_MS = 500;
+
+const ERAS = [
+  ["2025 handshake", {}],
+  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
+] as const;
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? "").join("");
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export async function benchEverything(server: ServerProcess): Promise<EverythingFigures> {
+  const pid = server.child.pid;
+  if (pid === undefined) throw new Error("the server process has no pid");
   const upstream = await startEverything("streamableHttp");
   const clients: Client[] = [];
   try {
@@ -41,17 +64,12 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
     if (tested.error) throw new Error(`Test of server-everything failed: ${String(tested.error)}`);
     await rest(server.url, token, "/v1/workspaces/me/servers/everything/tools/approve", {});
 
-    const direct = new Client({ name: "bench-direct", version: "1" }, { versionNegotiation: { mode: "auto" } });
-    await direct.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
-    clients.push(direct);
-    const proxied = new Client({ name: "bench-proxied", version: "1" }, { versionNegotiation: { mode: "auto" } });
-    await proxied.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    clients.push(proxied);
-
+    const open = async (url: string, options: (typeof ERAS)[number][1], headers: Record<string, string> = {}) => {
+      const client = new Client({ name: "bench", version: "1" }, options);
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+      clients.push(client);
+      return client;
+    };
     const time = async (client: Client, name: string, message: string) => {
       const start = performance.now();
       const result = await client.callTool({ name, arguments: { message } });
@@ -60,36 +78,115 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
         throw new Error(`${name} answered ${JSON.stringify(result).slice(0, 300)}`);
       return ms;
     };
-    const d: number[] = [];
-    const p: number[] = [];
-    for (let i = 0; i < WARM + PAIRS; i++) {
-      const dm = await time(direct, "echo", `direct ${i}`);
-      const pm = await time(proxied, "everything_echo", `proxied ${i}`);
-      if (i >= WARM) {
-        d.push(dm);
-        p.push(pm);
-      }
-    }
-    return {
-      directP50: percentile(d, 0.5),
-      directP99: percentile(d, 0.99),
-      proxiedP50: percentile(p, 0.5),
-      proxiedP99: percentile(p, 0.99),
+    /** `CLIENTS` clients calling in turn until `seconds` pass: calls per second. */
+    const load = async (make: () => Promise<Client>, name: string, seconds: number) => {
+      const pool = await Promise.all(Array.from({ length: CLIENTS }, make));
+      const start = performance.now();
+      const deadline = start + seconds * 1000;
+      let calls = 0;
+      await Promise.all(
+        pool.map(async (client, c) => {
+          for (let i = 0; performance.now() < deadline; i++) {
+            await time(client, name, `client ${c} call ${i}`);
+            calls++;
+          }
+        }),
+      );
+      return calls / ((performance.now() - start) / 1000);
     };
+
+    const figures: EverythingFigures = [];
+    for (const [era, options] of ERAS) {
+      const auth = { authorization: `Bearer ${token}` };
+      const direct = await open(upstream.url, options);
+      const proxied = await open(`${server.url}/mcp`, options, auth);
+      const d: number[] = [];
+      const p: number[] = [];
+      // ABBA blocks: neither side always goes first, so a drift in the machine's speed cancels out.
+      for (let i = 0; i < WARM + PAIRS; i++) {
+        const directFirst = i % 4 === 0 || i % 4 === 3;
+        const first = directFirst ? await time(direct, "echo", `direct ${i}`) : 0;
+        const pm = await time(proxied, "everything_echo", `proxied ${i}`);
+        const dm = directFirst ? first : await time(direct, "echo", `direct ${i}`);
+        if (i >= WARM) {
+          d.push(dm);
+          p.push(pm);
+        }
+      }
+      const directRps = await load(() => open(upstream.url, options), "echo", DURATION_S);
+      await sleep(SETTLE_MS);
+      const cpuBefore = cpuMs(pid);
+      const started = performance.now();
+      const proxiedRps = await load(() => open(`${server.url}/mcp`, options, auth), "everything_echo", DURATION_S);
+      const calls = proxiedRps * ((performance.now() - started) / 1000);
+      const rss = rssMiB(pid);
+      await sleep(SETTLE_MS);
+      const cpu = cpuMs(pid) - cpuBefore;
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+      figures.push({
+        era,
+        directP50: percentile(d, 0.5),
+        directP90: percentile(d, 0.9),
+        directP99: percentile(d, 0.99),
+        proxiedP50: percentile(p, 0.5),
+        proxiedP90: percentile(p, 0.9),
+        proxiedP99: percentile(p, 0.99),
+        directRps,
+        proxiedRps,
+        cpuPerCall: cpu / calls,
+        rssMiB: rss,
+      });
+    }
+    return figures;
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
     await upstream.stop();
   }
 }
 
-export function printEverything(f: EverythingFigures): void {
+/**
+ * The peers' setup on a Loadout of its own, started as `npm start` starts it, on this Postgres
+ * database: its RSS after the load is then the gateway's alone, not what the other benches left.
+ */
+export async function benchPeers(databaseUrl: string): Promise<EverythingFigures> {
+  const server = await startServerProcess({
+    DATABASE_URL: databaseUrl,
+    LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1",
+    LOADOUT_LOG: "json",
+  });
+  try {
+    return await benchEverything(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** mcp-hub 4.2.1 beside us in one run (BENCHMARKS.md, 2026-12-01), and the targets. */
+const PEER = "mcp-hub";
+const PEER_FIGURES = { p50: 0.74, p99: 3.15, ratio: 0.64, cpu: 0.66, rss: 182 };
+
+export function printEverything(figures: EverythingFigures): void {
   const x = (v: number) => v.toFixed(2);
-  const label = (s: string) => s.padEnd(49);
-  console.log(`\n${label("Proxy, the peers' setup (server-everything echo)")}measured     BENCHMARKS.md`);
-  console.log(
-    `${label(`added latency p50 (${x(f.proxiedP50)} vs ${x(f.directP50)} direct)`)}${x(f.proxiedP50 - f.directP50).padStart(6)} ms     mcp-hub 0.86 ms, aim ≤ 0.4 ms`,
-  );
-  console.log(
-    `${label(`added latency p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.proxiedP99 - f.directP99).padStart(6)} ms     mcp-hub 1.84 ms`,
-  );
+  const label = (s: string) => s.padEnd(52);
+  for (const f of figures) {
+    console.log(`\n${label(`Proxy, the peers' setup: server-everything echo, ${f.era}`)}measured     ${PEER} / target`);
+    console.log(
+      `${label(`added latency p50 (${x(f.proxiedP50)} vs ${x(f.directP50)} direct)`)}${x(f.proxiedP50 - f.directP50).padStart(6)} ms     ${PEER_FIGURES.p50} ms / ≤ 0.4 ms`,
+    );
+    console.log(
+      `${label(`added latency p90 (${x(f.proxiedP90)} vs ${x(f.directP90)} direct)`)}${x(f.proxiedP90 - f.directP90).padStart(6)} ms`,
+    );
+    console.log(
+      `${label(`added latency p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.proxiedP99 - f.directP99).padStart(6)} ms     ${PEER_FIGURES.p99} ms`,
+    );
+    console.log(
+      `${label(`throughput, ${CLIENTS} clients (${f.proxiedRps.toFixed(0)} vs ${f.directRps.toFixed(0)} calls/s)`)}${x(f.proxiedRps / f.directRps).padStart(6)} ×      ${PEER_FIGURES.ratio} / ≥ 0.85`,
+    );
+    console.log(
+      `${label(`gateway CPU per call, ${CLIENTS} clients`)}${x(f.cpuPerCall).padStart(6)} ms     ${PEER_FIGURES.cpu} ms / ≤ 0.3 ms`,
+    );
+    console.log(
+      `${label(`gateway RSS after the ${CLIENTS}-client load`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 120 MiB`,
+    );
+  }
 }

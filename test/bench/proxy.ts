@@ -80,7 +80,7 @@ const CLK_TCK = (() => {
 })();
 
 /** A process's CPU time so far (user + system, all threads), in ms. */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -89,7 +89,7 @@ function cpuMs(pid: number): number {
   return (ticks * 1000) / CLK_TCK;
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
   if (!Number.isFinite(kb)) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return kb / 1024;

@@ -13,7 +13,7 @@ import { createPasswordHasher, nobleScrypt } from "@loadout/api/auth/password";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { type ActivityFigures, benchActivity, printActivity } from "./activity";
-import { benchEverything, type EverythingFigures, printEverything } from "./everything";
+import { benchPeers, printEverything } from "./everything";
 import { benchMcp, type McpFigures, printMcp } from "./mcp";
 import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
@@ -29,7 +29,6 @@ interface Row {
   skills?: SkillsFigures;
   mcp?: McpFigures;
   proxy?: ProxyFigures;
-  everything?: EverythingFigures;
   oauth: OAuthFigures;
   activity?: ActivityFigures;
   login: { wrong: number; unknown: number };
@@ -108,7 +107,6 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
     const oauth = await benchOAuth(server);
     const skills = databaseUrl ? await benchSkills(server, databaseUrl, token) : undefined;
     const proxy = databaseUrl ? await benchProxy(server) : undefined;
-    const everything = databaseUrl ? await benchEverything(server) : undefined;
     // Last: its million events would weigh on the figures above.
     const activity = databaseUrl ? await benchActivity(server, databaseUrl, token) : undefined;
     return {
@@ -118,7 +116,6 @@ async function measure(engine: string, env: Record<string, string>, databaseUrl?
       ...(skills ? { skills } : {}),
       ...(mcp ? { mcp } : {}),
       ...(proxy ? { proxy } : {}),
-      ...(everything ? { everything } : {}),
       ...(activity ? { activity } : {}),
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,
@@ -213,8 +210,8 @@ if (mcpRow) {
 }
 const proxyRow = rows.find((r) => r.proxy)?.proxy;
 if (proxyRow) printProxy(proxyRow);
-const everythingRow = rows.find((r) => r.everything)?.everything;
-if (everythingRow) printEverything(everythingRow);
+// The peers' setup last, on a Loadout and a database of its own (its RSS is the gateway's alone).
+printEverything(await withPostgresDatabase((url) => benchPeers(url)));
 console.log("");
 for (const r of rows) printOAuth(r.engine, r.oauth);
 const activityRow = rows.find((r) => r.activity)?.activity;

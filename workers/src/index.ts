@@ -12,6 +12,7 @@ export {
   type CallOptions,
   type DirectTool,
   MAX_TOOLS_PER_SERVER,
+  needsInput,
   type PoolOptions,
   postThrough,
   type RelatedNotification,

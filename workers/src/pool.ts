@@ -124,6 +124,11 @@ export interface CallOptions {
     inputResponses?: Record<string, unknown>;
     requestState?: string;
   } | null;
+  /**
+   * The capabilities the client declared, sent upstream with a 2026-07-28 call so that the upstream
+   * may ask for what the client can give (and refuses with -32021 what it cannot). Absent: none.
+   */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** The upstream could not be reached or refused the handshake: no call was sent. */
@@ -168,6 +173,8 @@ export interface RequestOptions {
   onNotification?(notification: RelatedNotification): void;
   /** The log level the client asked for (see CallOptions.logLevel). */
   logLevel?: string;
+  /** See CallOptions.clientCapabilities. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 interface Connection {
@@ -261,15 +268,26 @@ function directRoute(connection: Connection): DirectRoute | null {
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
 /** An upstream wanted input (a confirmation, say) that this call cannot carry back to the client. */
-const needsInput = (target: UpstreamTarget, tool: string): CallToolResult =>
+export const needsInput = (target: Pick<UpstreamTarget, "name">, tool: string): CallToolResult =>
   errorResult(
     `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
   );
 
-/** The 2026-07-28 error for a request whose client lacks a capability the server needs. */
-const MISSING_CAPABILITY = -32021;
-
 const UNSURE = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
+
+/**
+ * Why a request that was sent got no answer, as the agent reads it: one table for the SDK client's
+ * path and the direct one, so both say the same.
+ */
+const FAILED = {
+  cancelled: (_target: Pick<UpstreamTarget, "name">, what: string) => `The call to ${what} was cancelled.`,
+  timeout: (target: Pick<UpstreamTarget, "name" | "callTimeoutMs">, what: string) =>
+    `${target.name} did not answer ${what} within ${Math.round(target.callTimeoutMs / 1000)} s.`,
+  garbled: (target: Pick<UpstreamTarget, "name">, what: string) =>
+    `${target.name} answered ${what} with something that is not an MCP result.`,
+  broken: (target: Pick<UpstreamTarget, "name">, what: string, why: string) =>
+    `The connection to ${target.name} broke during ${what} (${why}).`,
+};
 
 /**
  * The envelope of a stateless direct call: the SDK client's, but declaring no capabilities. A
@@ -538,9 +556,10 @@ export class UpstreamPool {
     const opening = this.connection(target);
     const connection = this.opened.get(opening) ?? (await opening);
     this.touch(this.key(target), connection);
-    const seconds = Math.round(target.callTimeoutMs / 1000);
     const route = directRoute(connection);
-    if (route && !options.inputRequired && DIRECT_NAME.test(tool))
+    // Input rounds with a 2025 session go through the SDK client, which turns the upstream's
+    // requests on the stream into input_required results; on 2026-07-28 they are plain results.
+    if (route && DIRECT_NAME.test(tool) && (!options.inputRequired || route.kind === "stateless"))
       return this.callDirect(connection, target, tool, args, options, route);
     const signal = options.signal ?? (options.whenGone ? signalOf(options.whenGone) : undefined);
     try {
@@ -570,15 +589,15 @@ export class UpstreamPool {
       )
         return needsInput(target, tool);
       this.drop(target.id);
-      if (signal?.aborted) return errorResult(`The call to ${tool} was cancelled. ${UNSURE}`);
+      if (signal?.aborted) return errorResult(`${FAILED.cancelled(target, tool)} ${UNSURE}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-        return errorResult(`${target.name} did not answer ${tool} within ${seconds} s. ${UNSURE}`);
+        return errorResult(`${FAILED.timeout(target, tool)} ${UNSURE}`);
       if (
         (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) ||
         (error instanceof Error && (error.name === "SyntaxError" || error.name === "ZodError"))
       )
-        return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
-      return errorResult(`The connection to ${target.name} broke during ${tool} (${messageOf(error)}). ${UNSURE}`);
+        return errorResult(`${FAILED.garbled(target, tool)} ${UNSURE}`);
+      return errorResult(`${FAILED.broken(target, tool, messageOf(error))} ${UNSURE}`);
     }
   }
 
@@ -605,6 +624,8 @@ export class UpstreamPool {
       const { code, message, data } = answer.error as { code: unknown; message: unknown; data?: unknown };
       throw new UpstreamRpcError(typeof code === "number" ? code : -32603, String(message).slice(0, 1000), data);
     }
+    // An input_required result goes back as it is; a complete one as any revision reads it.
+    if (answer.result.resultType === "input_required") return answer.result;
     const { resultType: _, ...result } = answer.result;
     return result;
   }
@@ -635,7 +656,7 @@ export class UpstreamPool {
     } catch (error) {
       if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
       this.drop(target.id);
-      throw new UpstreamFailed(`The connection to ${target.name} broke during ${method} (${messageOf(error)}).`);
+      throw new UpstreamFailed(FAILED.broken(target, method, messageOf(error)));
     }
   }
 
@@ -650,11 +671,17 @@ export class UpstreamPool {
     target: UpstreamTarget,
     tool: string,
     args: Record<string, unknown> | undefined,
-    options: Pick<CallOptions, "signal" | "whenGone" | "onProgress" | "onNotification" | "logLevel">,
+    options: Pick<
+      CallOptions,
+      "signal" | "whenGone" | "onProgress" | "onNotification" | "logLevel" | "inputRequired" | "clientCapabilities"
+    >,
     route: DirectRoute,
   ): Promise<CallToolResult> {
     const params: Record<string, unknown> = { name: tool };
     if (args) params.arguments = args;
+    const rounds = options.inputRequired;
+    if (rounds?.inputResponses) params.inputResponses = rounds.inputResponses;
+    if (rounds?.requestState !== undefined) params.requestState = rounds.requestState;
     const { onProgress, onNotification } = options;
     let answer: Answer;
     try {
@@ -667,6 +694,7 @@ export class UpstreamPool {
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.whenGone ? { whenGone: options.whenGone } : {}),
           ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+          ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
           ...(onProgress || onNotification
             ? {
                 onNotification: (n: RelatedNotification) => {
@@ -688,19 +716,19 @@ export class UpstreamPool {
     }
     if ("error" in answer) {
       const { code, message: text, data } = answer.error as { code: unknown; message: unknown; data?: unknown };
-      // A stateless direct call declares no capabilities (see DIRECT_ENVELOPE): an upstream that
-      // needs one to ask for input refuses so, before running anything.
-      if (code === MISSING_CAPABILITY && route.kind === "stateless") return needsInput(target, tool);
+      // -32021 (a client capability missing, so nothing ran) is relayed like any error: the caller
+      // that could not forward the client's capabilities reads it as "needs input" (see proxied.ts).
       throw new UpstreamRpcError(typeof code === "number" ? code : -32603, String(text).slice(0, 1000), data);
     }
     const result = answer.result;
-    if (result.resultType === "input_required") return needsInput(target, tool);
+    // The upstream asks the client for input: handed back as it is to a caller that can carry it.
+    if (result.resultType === "input_required") return rounds ? (result as CallToolResult) : needsInput(target, tool);
     if (
       (result.resultType !== undefined && result.resultType !== "complete") ||
       (result.content !== undefined && !Array.isArray(result.content))
     ) {
       this.drop(target.id);
-      return errorResult(`${target.name} answered ${tool} with something that is not an MCP result. ${UNSURE}`);
+      return errorResult(`${FAILED.garbled(target, tool)} ${UNSURE}`);
     }
     // One copy: without resultType, with content always there.
     const { resultType: _, ...rest } = result;
@@ -721,7 +749,7 @@ export class UpstreamPool {
     target: UpstreamTarget,
     method: string,
     params: Record<string, unknown> | undefined,
-    { signal, whenGone, onNotification, logLevel }: RequestOptions,
+    { signal, whenGone, onNotification, logLevel, clientCapabilities }: RequestOptions,
     route: DirectRoute,
     progressToken?: string,
   ): Promise<Answer> {
@@ -744,8 +772,12 @@ export class UpstreamPool {
       named !== undefined &&
       DIRECT_NAME.test(named) &&
       !progressToken &&
-      !logLevel
+      !logLevel &&
+      !clientCapabilities &&
+      params?.inputResponses === undefined &&
+      params?.requestState === undefined
     ) {
+      // The plainest call (the common one): its headers and envelope made once per tool.
       headers = statelessHeaders(connection, target, named);
       body = statelessCallBody(id, named, params?.arguments as Record<string, unknown> | undefined);
     } else {
@@ -759,6 +791,7 @@ export class UpstreamPool {
       headers = own;
       const meta = {
         ...DIRECT_ENVELOPE,
+        ...(clientCapabilities ? { "io.modelcontextprotocol/clientCapabilities": clientCapabilities } : {}),
         ...(progressToken ? { progressToken } : {}),
         ...(logLevel ? { "io.modelcontextprotocol/logLevel": logLevel } : {}),
       };
@@ -824,12 +857,9 @@ export class UpstreamPool {
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
         });
       this.drop(target.id);
-      if (cancelled) throw new UpstreamFailed(`The call to ${what} was cancelled.`);
-      if (timedOut)
-        throw new UpstreamFailed(
-          `${target.name} did not answer ${what} within ${Math.round(target.callTimeoutMs / 1000)} s.`,
-        );
-      throw new UpstreamFailed(`The connection to ${target.name} broke during ${what} (${messageOf(error)}).`);
+      if (cancelled) throw new UpstreamFailed(FAILED.cancelled(target, what));
+      if (timedOut) throw new UpstreamFailed(FAILED.timeout(target, what));
+      throw new UpstreamFailed(FAILED.broken(target, what, messageOf(error)));
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
@@ -839,9 +869,7 @@ export class UpstreamPool {
     if (status !== 200 || !message) {
       this.drop(target.id);
       throw new UpstreamFailed(
-        status !== 200
-          ? `The connection to ${target.name} broke during ${what} (HTTP ${status}).`
-          : `${target.name} answered ${what} with something that is not an MCP result.`,
+        status !== 200 ? FAILED.broken(target, what, `HTTP ${status}`) : FAILED.garbled(target, what),
       );
     }
     return message;

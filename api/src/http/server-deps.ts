@@ -1,9 +1,7 @@
-import { mcpServers } from "@loadout/db";
-import { and, eq } from "drizzle-orm";
 import { createSecretBox, deploymentKeys } from "../auth/secret-box";
 import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
-import { type ServerDeps, storeTools } from "../services/servers/upstreams";
+import { type ServerDeps, storeAnnouncedTools } from "../services/servers/upstreams";
 import type { AppDeps } from "./env";
 
 /**
@@ -15,13 +13,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
   const pool = deps.upstreamPool ?? null;
   pool?.setToolsChangedHandler((target, tools) => {
     const { db, release } = deps.database.acquire();
-    const work = (async () => {
-      const [row] = await db
-        .select()
-        .from(mcpServers)
-        .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
-      if (row) await storeTools(db, row, { tools, truncated: false }, new Date());
-    })()
+    const work = storeAnnouncedTools(db, target, tools, new Date())
       .catch((error: unknown) =>
         deps.logger.log("error", "upstream tools refresh failed", { server: target.id, error: String(error) }),
       )

@@ -42,8 +42,12 @@ import {
   fastLaneCall,
   fastLaneList,
   fastLaneResultJson,
+  LEGACY_STREAM_HEADERS,
+  legacyEvent,
+  legacyResultJson,
   toolError,
 } from "./fast-lane";
+import { legacySessions } from "./legacy-session";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
 import {
   buildMcpServer,
@@ -196,18 +200,40 @@ function rpcError(c: McpContext, error: AppError): McpReply {
 }
 
 /**
+ * Whether a 2026-07-28 client declared something an upstream may ask it for (elicitation,
+ * sampling, roots), so its call goes with its capabilities and input rounds pass through. A
+ * single-server URL forwards whatever the client declared.
+ */
+function canBeAsked(capabilities: Record<string, unknown> | undefined, single: boolean): boolean {
+  if (!capabilities) return false;
+  if (single) return Object.keys(capabilities).length > 0;
+  return Boolean(capabilities.elicitation || capabilities.sampling || capabilities.roots);
+}
+
+/**
  * An upstream's JSON-RPC error relayed as the answer to the client's request: in band (HTTP 200),
  * as the SDK answers a handler's error, except -32021, whose 400 the 2026-07-28 revision requires.
  */
-function rpcErrorReply(id: string | number, error: UpstreamRpcError): McpReply {
-  return jsonReply(
-    error.code === -32021 ? 400 : 200,
+function rpcErrorReply(call: Pick<FastCall, "id" | "era">, error: UpstreamRpcError): McpReply {
+  return laneReply(
+    call,
     JSON.stringify({
       jsonrpc: "2.0",
-      id,
+      id: call.id,
       error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
     }),
+    error.code === -32021 && call.era === "modern" ? 400 : 200,
   );
+}
+
+/**
+ * A fast-lane answer in its client's era, framed as the SDK's stateless transports frame it: one
+ * JSON body on 2026-07-28, one SSE event for a 2025-era client.
+ */
+function laneReply(call: Pick<FastCall, "era">, answerJson: string, status = 200): McpReply {
+  return call.era === "modern"
+    ? jsonReply(status, answerJson)
+    : { status, headers: { ...LEGACY_STREAM_HEADERS }, payload: legacyEvent(answerJson) };
 }
 
 /**
@@ -215,7 +241,8 @@ function rpcErrorReply(id: string | number, error: UpstreamRpcError): McpReply {
  * revision and 2025-era clients on one path with no sticky state. Loadout's own checks run first:
  * Origin, the Bearer token (scope `mcp`), the session's project and mode.
  */
-export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): McpServe {
+export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, sessionKey: Uint8Array): McpServe {
+  const sessions = legacySessions(sessionKey);
   // Where nothing is cached (no change feed: Workers), nothing is decided ahead either.
   const warm = serverDeps.hot.freshness ? new WarmRoutes(serverDeps.hot) : null;
   const handler = createMcpHandler(
@@ -283,7 +310,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const fast = fastLaneCall("POST", (name) => c.req.header(name), parsedBody);
     if (!fast || fast.name !== route.tool.name) return null;
     const capabilities = fast.clientCapabilities;
-    if (capabilities.elicitation || (route.mayAskRoots && capabilities.roots)) return null;
+    if (canBeAsked(capabilities, route.single) || (route.mayAskRoots && capabilities.roots)) return null;
     const { session } = route;
     const principal = session.principal;
     c.set("principal", principal);
@@ -303,7 +330,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     c.set("lane", "warm");
     const response =
       answer instanceof UpstreamRpcError
-        ? rpcErrorReply(fast.id, answer)
+        ? rpcErrorReply(fast, answer)
         : jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(answer, SERVER_INFO)));
     const outcome = answer instanceof UpstreamRpcError ? "tool_error" : outcomeOfToolResult(answer);
     logCall(c, ctx, parsedBody, response, {
@@ -582,7 +609,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
             })),
           )
         : null;
-    const client = clientOf(parsedBody);
+    // A 2025-era client names itself in initialize only; afterwards its session id carries that.
+    const sessionId = c.req.header("mcp-session-id");
+    const handshake =
+      sessionId && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? sessions.decode(sessionId) : null;
+    const client = clientOf(parsedBody) ?? (handshake ? { ...handshake, era: "legacy" as const } : null);
     const searchFetch =
       Boolean(pinned?.searchFetch) ||
       CHATGPT.test(client?.name ?? "") ||
@@ -621,12 +652,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     }
     let toolOutcome: ToolOutcome | undefined;
     // An upstream's input requests (elicitations) reach only a 2026-07-28 client that can answer them.
-    const passInputRequests =
-      client?.era === "modern" && Boolean((capabilities as { elicitation?: unknown })?.elicitation);
+    const passInputRequests = client?.era === "modern" && canBeAsked(capabilities, Boolean(single));
     const started = performance.now();
     let response: McpReply | undefined;
     const lane = c.get("deps").mcpFastLane !== false;
-    const fast = lane && !askRoots ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody) : null;
+    const plain = lane && !askRoots ? fastLaneCall(c.req.method, (name) => c.req.header(name), parsedBody) : null;
+    // A 2025 client on a single-server URL hears the upstream's log messages during a call, which
+    // only the SDK's stream carries (2026-07-28 clients ask for them in the envelope, off the lane).
+    const fast = plain && !(plain.era === "legacy" && single) ? plain : null;
     // A listing with upstream tools, answered before for this catalog (the cached array) and the
     // same built-ins: the SDK's answer again, with this request's id.
     const listing =
@@ -656,7 +689,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         if (!(error instanceof UpstreamRpcError)) throw error;
         c.set("lane", "fast");
         toolOutcome = "tool_error";
-        response = rpcErrorReply(fast.id, error);
+        response = rpcErrorReply(fast, error);
         result = null;
       }
       if (result) {
@@ -664,10 +697,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         toolOutcome = outcomeOfToolResult(result);
         // Only the skills tool's results can be shared between calls; an upstream's is new each time.
         const shared = fast.name === "skills" && !single;
-        response = jsonReply(
-          200,
-          answerWithResult(fast.id, shared ? encodedResult(result) : fastLaneResultJson(result, SERVER_INFO)),
-        );
+        response = laneReply(fast, answerWithResult(fast.id, resultJson(fast, result, shared)));
         const tool = upstreamTools[0];
         if (warmAt && cacheKey && foundTool && tool?.name === fast.name && !shared)
           keepWarm(c, warmAt, cacheKey, sequence, {
@@ -756,6 +786,8 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         listingAnswers.set(catalog, byBuiltIns);
       }
     }
+    if (method === "initialize" && client?.era === "legacy" && isWebReply(response) && response.status === 200)
+      response = withSessionId(response, sessions.encode(client));
     logCall(c, ctx, parsedBody, response, {
       session,
       client,
@@ -774,6 +806,13 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
  */
 function giveUpWith(io: McpBody, now: Date): ProxiedCallOptions {
   return io.whenGone ? { now, whenGone: (listener) => io.whenGone?.(listener) } : { now, signal: io.signal() };
+}
+
+/** The SDK's answer to a 2025 initialize, with the session id that carries the handshake (see legacy-session.ts). */
+function withSessionId(response: Response, id: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set("mcp-session-id", id);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** Records, after the answer, that this client was seen (the Connect page lists clients). */
@@ -839,7 +878,8 @@ function logCall(c: McpContext, ctx: ActionContext, parsedBody: unknown, respons
   if (!workspaceId) return;
   // A tool call answered as JSON has reported its outcome already; other answers (SSE, the
   // extension's reads) are read again after they have gone to the client.
-  const answered = rpc.method === "tools/call" && contentTypeOf(response).startsWith("application/json");
+  const answered =
+    rpc.method === "tools/call" && (!isWebReply(response) || contentTypeOf(response).startsWith("application/json"));
   const copy = answered ? null : isWebReply(response) ? response.clone() : response.payload;
   // Its outcome and time are filled in after the answer (an object of this many fields, spread
   // again to add them, costs four times as much memory).
@@ -904,12 +944,14 @@ export type McpServe = (
  * Fast-lane results as the SDK encodes them, by result object: a shared `skills get` result
  * (see callSkillsTool) is encoded once, not on every call.
  */
-const encoded = new WeakMap<object, string>();
-function encodedResult(result: ToolResult): string {
-  let json = encoded.get(result);
+const encoded = { modern: new WeakMap<object, string>(), legacy: new WeakMap<object, string>() };
+function resultJson(call: Pick<FastCall, "era">, result: ToolResult, shared: boolean): string {
+  const encode = () => (call.era === "modern" ? fastLaneResultJson(result, SERVER_INFO) : legacyResultJson(result));
+  if (!shared) return encode();
+  let json = encoded[call.era].get(result);
   if (json === undefined) {
-    json = fastLaneResultJson(result, SERVER_INFO);
-    encoded.set(result, json);
+    json = encode();
+    encoded[call.era].set(result, json);
   }
   return json;
 }

@@ -1,6 +1,8 @@
 /**
- * The fast lane: a `tools/call` on the stateless 2026-07-28 revision, in its plainest form, is
- * answered without building the SDK's per-request server (which costs more CPU than the call).
+ * The fast lane: a `tools/call` in its plainest form, on the stateless 2026-07-28 revision or from a
+ * 2025-era client (served statelessly), is answered without building the SDK's per-request server
+ * and transport (which cost more CPU than the call: measured 1.8 ms added p50 for a 2025 client on
+ * the SDK's path against 0.5 ms in the lane, BENCHMARKS.md).
  * Only requests the SDK would accept and answer as one JSON body qualify; anything else (another
  * revision, a progress token, a header that disagrees, a task, an unusual envelope) takes the
  * SDK's path, which also writes every error. The answer has the SDK's exact shape; a test holds
@@ -10,6 +12,8 @@
  */
 
 const REVISION = "2026-07-28";
+/** The 2025 revisions a stateless 2025-era request may name in its MCP-Protocol-Version header. */
+const LEGACY_REVISIONS = new Set(["2025-03-26", "2025-06-18", "2025-11-25"]);
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
@@ -21,6 +25,8 @@ export interface FastCall {
   name: string;
   args: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown>;
+  /** A 2026-07-28 request, or a 2025-era one (answered as the SDK answers those: one SSE event). */
+  era: "modern" | "legacy";
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -35,15 +41,48 @@ export function fastLaneCall(
   header: (name: string) => string | null | undefined,
   body: unknown,
 ): FastCall | null {
-  const request = plainRequest(httpMethod, header, body, "tools/call");
+  const request = plainRequest(httpMethod, header, body, "tools/call") ?? plainLegacyRequest(httpMethod, header, body);
   if (!request) return null;
-  const { id, params, capabilities } = request;
-  if (!onlyKeys(params, ["name", "arguments", "_meta"])) return null;
+  const { id, params, capabilities, era } = request;
+  if (!onlyKeys(params, era === "modern" ? ["name", "arguments", "_meta"] : ["name", "arguments"])) return null;
   const { name, arguments: args } = params;
   if (typeof name !== "string" || name === "") return null;
   if (args !== undefined && !isPlainObject(args)) return null;
-  if (header("mcp-name")?.trim() !== name) return null;
-  return { id, name, args, clientCapabilities: capabilities };
+  if (era === "modern" && header("mcp-name")?.trim() !== name) return null;
+  return { id, name, args, clientCapabilities: capabilities, era };
+}
+
+/**
+ * A plain `tools/call` of a 2025-era client after its handshake: the negotiated revision in the
+ * header, no envelope, no `_meta` (a progress token needs the SDK's stream), none of the 2026-07-28
+ * headers. (Its session id, Loadout's own, only names the client: see legacy-session.ts.)
+ */
+function plainLegacyRequest(
+  httpMethod: string,
+  header: (name: string) => string | null | undefined,
+  body: unknown,
+): {
+  id: string | number;
+  params: Record<string, unknown>;
+  capabilities: Record<string, unknown>;
+  era: "legacy";
+} | null {
+  if (httpMethod !== "POST" || !transportHeadersAgree(header)) return null;
+  if (!LEGACY_REVISIONS.has(header("mcp-protocol-version") ?? "")) return null;
+  if (header("mcp-method") != null || header("mcp-name") != null) return null;
+  if (!isPlainObject(body) || !onlyKeys(body, ["jsonrpc", "id", "method", "params"])) return null;
+  if (body.jsonrpc !== "2.0" || body.method !== "tools/call") return null;
+  const id = body.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return null;
+  if (!isPlainObject(body.params)) return null;
+  return { id, params: body.params, capabilities: {}, era: "legacy" };
+}
+
+/** The content type and Accept every streamable HTTP POST must carry. */
+function transportHeadersAgree(header: (name: string) => string | null | undefined): boolean {
+  if (!/^application\/json\s*(;|$)/i.test(header("content-type") ?? "")) return false;
+  const accept = header("accept") ?? "";
+  return accept.includes("application/json") && accept.includes("text/event-stream");
 }
 
 /** The id of a plain 2026-07-28 `tools/list` (no cursor), whose answer may be served from memory. */
@@ -63,11 +102,13 @@ function plainRequest(
   header: (name: string) => string | null | undefined,
   body: unknown,
   method: string,
-): { id: string | number; params: Record<string, unknown>; capabilities: Record<string, unknown> } | null {
-  if (httpMethod !== "POST") return null;
-  if (!/^application\/json\s*(;|$)/i.test(header("content-type") ?? "")) return null;
-  const accept = header("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+): {
+  id: string | number;
+  params: Record<string, unknown>;
+  capabilities: Record<string, unknown>;
+  era: "modern";
+} | null {
+  if (httpMethod !== "POST" || !transportHeadersAgree(header)) return null;
   if (header("mcp-protocol-version") !== REVISION || header("mcp-method") !== method) return null;
 
   if (!isPlainObject(body) || !onlyKeys(body, ["jsonrpc", "id", "method", "params"])) return null;
@@ -86,7 +127,7 @@ function plainRequest(
   if (info !== undefined) {
     if (!isPlainObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return null;
   }
-  return { id, params, capabilities };
+  return { id, params, capabilities, era: "modern" };
 }
 
 /** A JSON-RPC answer around a result already serialized (a remembered listing). */
@@ -149,6 +190,32 @@ function identityJson(serverInfo: { name: string; title?: string; version: strin
   }
   return json;
 }
+
+/**
+ * The result of a fast-lane call from a 2025-era client, as the SDK's 2025 codec encodes it: a text
+ * fallback for structured content that is not an object, and such content wrapped as `{ result }`
+ * (no `resultType`, no server identity: those are 2026-07-28's).
+ */
+export function legacyResultJson(result: ToolResultLike): string {
+  const structured = result.structuredContent;
+  if (structured === undefined || isPlainObject(structured)) return JSON.stringify(result);
+  const content = result.content?.some((c) => c.type === "text")
+    ? result.content
+    : [...(result.content ?? []), { type: "text", text: JSON.stringify(structured) }];
+  return JSON.stringify({ ...result, content, structuredContent: { result: structured } });
+}
+
+/**
+ * What the SDK's stateless 2025 transport answers a request with: the JSON-RPC answer as one SSE
+ * event, and these headers.
+ */
+export const LEGACY_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+export const legacyEvent = (answerJson: string) => `event: message\ndata: ${answerJson}\n\n`;
 
 /** A thrown error as the SDK reports it from a tool: an error result with the message. */
 export function toolError(error: unknown): { content: { type: "text"; text: string }[]; isError: true } {

@@ -4,7 +4,7 @@ import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { AppError, ERROR_CODES } from "../errors";
 import type { ProxiedTool } from "../services/mcp/proxied";
-import { SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
+import { envelopeOf, SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
 
 /** The requests besides tool calls that pass through to the upstream, by the capability that offers them. */
 const RELAYED: Record<string, string> = {
@@ -33,6 +33,7 @@ export interface RelayExtra {
   signal: AbortSignal;
   onNotification(notification: RelatedNotification): void;
   logLevel?: string;
+  clientCapabilities?: Record<string, unknown>;
 }
 
 export type RelayCallExtra = UpstreamCallExtra & Omit<RelayExtra, "signal">;
@@ -83,6 +84,7 @@ export function buildRelayServer(options: RelayOptions): Server {
     } catch (error) {
       throw relayedError(error);
     }
+    if ((result as { resultType?: unknown }).resultType === "input_required") return result as never;
     options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
     return server.projectCallToolResult(result, undefined) as never;
   });
@@ -90,6 +92,11 @@ export function buildRelayServer(options: RelayOptions): Server {
     if (!offered(capability)) continue;
     server.setRequestHandler(method as "resources/list", async (request, ctx) => {
       const { _meta: _, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      // A retry's input rounds, which the SDK lifts out of the params, go back in for the upstream.
+      const { inputResponses, requestState } = ctx.mcpReq;
+      const state = requestState<string>();
+      if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
+      if (typeof state === "string") params.requestState = state;
       try {
         return (await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) })) as never;
       } catch (error) {
@@ -107,14 +114,19 @@ export function buildRelayServer(options: RelayOptions): Server {
 /** How a request's stream carries what the upstream sends on it: log messages, at the client's level. */
 function streamed(ctx: ServerContext): Omit<RelayExtra, "signal"> {
   const mcpReq = ctx.mcpReq;
-  const meta = mcpReq._meta as Record<string, unknown> | undefined;
-  const level = meta?.["io.modelcontextprotocol/logLevel"];
+  const meta = envelopeOf(ctx);
+  const level = meta["io.modelcontextprotocol/logLevel"];
   // A 2026-07-28 client that names no level gets no messages; a 2025 client has not said (its
   // setLevel could not be kept), so every message, as a 2025 server sends them until told otherwise.
-  const modern = meta?.["io.modelcontextprotocol/protocolVersion"] !== undefined;
+  const modern = meta["io.modelcontextprotocol/protocolVersion"] !== undefined;
   const logLevel = typeof level === "string" ? level : modern ? undefined : "debug";
+  // What the client can be asked for goes upstream; its input rounds come back in the result.
+  const capabilities = meta["io.modelcontextprotocol/clientCapabilities"];
   return {
     ...(logLevel ? { logLevel } : {}),
+    ...(modern && capabilities && typeof capabilities === "object"
+      ? { clientCapabilities: capabilities as Record<string, unknown> }
+      : {}),
     onNotification: (notification) => {
       if (notification.method !== "notifications/message") return;
       void mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});

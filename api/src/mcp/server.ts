@@ -90,9 +90,18 @@ export interface ServerOptions {
 
 export interface UpstreamCallExtra {
   signal: AbortSignal;
+  clientCapabilities?: Record<string, unknown>;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** A 2026-07-28 request: the upstream's input requests pass through, and this retry's answers go back. */
   inputRequired: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
+}
+
+/**
+ * A request's 2026-07-28 envelope (`io.modelcontextprotocol/…` keys of its `_meta`), which the SDK
+ * lifts out of the `_meta` a handler sees.
+ */
+export function envelopeOf(ctx: ServerContext): Record<string, unknown> {
+  return (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
 }
 
 /**
@@ -105,8 +114,13 @@ export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean
   const token = mcpReq._meta?.progressToken;
   const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
   const requestState = mcpReq.requestState<string>();
+  const capabilities = envelopeOf(ctx)["io.modelcontextprotocol/clientCapabilities"] as
+    | Record<string, unknown>
+    | undefined;
   return {
     signal: mcpReq.signal,
+    // What the client can be asked for goes upstream with the call, where its answers can come back.
+    ...(passInputRequests && capabilities ? { clientCapabilities: capabilities } : {}),
     inputRequired: passInputRequests
       ? {
           ...(Object.keys(theirs).length ? { inputResponses: theirs } : {}),

@@ -1,13 +1,13 @@
-import { type Database, skillBlobs, skills, skillVersionFiles, skillVersions } from "@loadout/db";
+import type { Database } from "@loadout/db";
 import { ProtocolError, type Resource } from "@modelcontextprotocol/server";
 import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
-import { and, eq, inArray, or } from "drizzle-orm";
 import { isActiveInProject } from "../domain/activation";
 import { decodeCursor, encodeCursor } from "../domain/cursor";
 import { estimateTokens } from "../domain/instructions";
 import { digestOf } from "../domain/skills/digest";
 import { parseSkillDocument } from "../domain/skills/document";
 import { activeItems, type CatalogItem, itemIn, type McpSession } from "../services/mcp/catalog";
+import { blobTexts, currentFiles } from "../services/skills/current-files";
 import { readBlob, versionManifest } from "../services/skills/lookup";
 
 /** Entries per skills/list page, and children per directory page. */
@@ -61,45 +61,20 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
 
   async function entries(items: CatalogItem[]): Promise<Skill[]> {
     if (items.length === 0) return [];
-    const files = await db
-      .select({
-        skillId: skillVersions.skillId,
-        path: skillVersionFiles.path,
-        size: skillVersionFiles.size,
-        digest: skillVersionFiles.digest,
-      })
-      .from(skillVersions)
-      .innerJoin(skills, and(eq(skills.id, skillVersions.skillId), eq(skills.version, skillVersions.version)))
-      .innerJoin(skillVersionFiles, eq(skillVersionFiles.versionId, skillVersions.id))
-      .where(
-        inArray(
-          skillVersions.skillId,
-          items.map((i) => i.id),
-        ),
-      );
-    const byItem = new Map<string, typeof files>();
-    for (const f of files) byItem.set(f.skillId, [...(byItem.get(f.skillId) ?? []), f]);
-    const docs = items.flatMap((i) =>
-      (byItem.get(i.id) ?? [])
-        .filter((f) => f.path === "SKILL.md")
-        .map((f) => ({ workspaceId: i.workspaceId, digest: f.digest })),
+    const byItem = await currentFiles(
+      db,
+      items.map((i) => i.id),
     );
-    const blobs = docs.length
-      ? await db
-          .select({ workspaceId: skillBlobs.workspaceId, digest: skillBlobs.digest, content: skillBlobs.content })
-          .from(skillBlobs)
-          .where(
-            or(...docs.map((d) => and(eq(skillBlobs.workspaceId, d.workspaceId), eq(skillBlobs.digest, d.digest)))),
-          )
-      : [];
-    const text = new Map(
-      blobs.map((b) => [
-        `${b.workspaceId} ${b.digest}`,
-        new TextDecoder("utf-8", { ignoreBOM: true }).decode(b.content),
-      ]),
+    const text = await blobTexts(
+      db,
+      items.flatMap((i) =>
+        (byItem.get(i.id) ?? [])
+          .filter((f) => f.path === "SKILL.md")
+          .map((f) => ({ workspaceId: i.workspaceId, digest: f.digest })),
+      ),
     );
     return items.flatMap((item) => {
-      const manifest = (byItem.get(item.id) ?? []).sort((a, b) => (a.path < b.path ? -1 : 1));
+      const manifest = byItem.get(item.id) ?? [];
       const doc = manifest.find((f) => f.path === "SKILL.md");
       const body = doc ? text.get(`${item.workspaceId} ${doc.digest}`) : undefined;
       if (!doc || body === undefined) return [];

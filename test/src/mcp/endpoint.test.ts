@@ -349,22 +349,20 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
   });
 
   it("offers search and fetch to ChatGPT, in the shapes it expects", async () => {
-    const client = new ClientV1({ name: "openai-mcp", version: "1.0.0" });
+    const client = new ClientV1({ name: "plain-client", version: "1.0.0" });
     await client.connect(
       new TransportV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
     );
     try {
-      // Stateless 2025 serving: tools/list carries no clientInfo, so the User-Agent or an endpoint opts in.
       const plain = (await client.listTools()).tools.map((t) => t.name);
       expect(plain).not.toContain("search");
     } finally {
       await client.close();
     }
+    // A 2025 client's later requests are known by its handshake (carried in Loadout's session id).
     const chatgpt = new ClientV1({ name: "openai-mcp", version: "1.0.0" });
     await chatgpt.connect(
-      new TransportV1(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}`, "user-agent": "openai-mcp/1.0.0" } },
-      }),
+      new TransportV1(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
     );
     try {
       const tools = (await chatgpt.listTools()).tools;
@@ -427,6 +425,57 @@ describe("the activity log", () => {
     expect(changes.some((e) => e.action === "skill.created")).toBe(true);
     expect(changes.every((e) => e.kind === "change" && e.action !== "mcp.call")).toBe(true);
     expect(calls.length + changes.length).toBe(everything.length);
+  });
+});
+
+describe("2025-era clients in the activity log", () => {
+  it.each([
+    ["v1", "v1-test-client 1.0.0"],
+    ["legacy-v2", "v2-test-client 2.0.0"],
+  ] as const)("names a %s client by its handshake on every call, not by its User-Agent", async (era, label) => {
+    const { auditEvents } = await import("@loadout/db");
+    const { eq } = await import("drizzle-orm");
+    const project = `/named/${era}`;
+    const { client, close } = await connect(era, `?project=${encodeURIComponent(project)}`);
+    try {
+      await client.callTool({ name: "skills", arguments: { action: "get", name: "long-read" } });
+      await client.callTool({ name: "skills", arguments: { action: "list" } });
+    } finally {
+      await close();
+    }
+    await new Promise((r) => setTimeout(r, 600));
+    const rows = await server.database.db.select().from(auditEvents).where(eq(auditEvents.action, "mcp.call"));
+    const mine = rows.filter((r) => (r.data as { project?: string }).project === project);
+    expect(mine.length).toBe(2);
+    expect(mine.map((r) => (r.data as { client?: string }).client)).toEqual([label, label]);
+  });
+
+  it("does not take a session id it did not sign as a client's name", async () => {
+    const res = await fetch(`${server.url}/mcp?project=/forged`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        "mcp-session-id": `lo1.${Buffer.from(JSON.stringify(["forged", "9", null])).toString("base64url")}.${"a".repeat(32)}`,
+        "user-agent": "forger/1",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "skills", arguments: { action: "list" } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    await new Promise((r) => setTimeout(r, 600));
+    const { auditEvents } = await import("@loadout/db");
+    const { eq } = await import("drizzle-orm");
+    const rows = await server.database.db.select().from(auditEvents).where(eq(auditEvents.action, "mcp.call"));
+    const forged = rows.filter((r) => (r.data as { project?: string }).project === "/forged");
+    expect(forged.map((r) => (r.data as { client?: string }).client)).toEqual(["forger/1"]);
   });
 });
 

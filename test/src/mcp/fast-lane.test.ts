@@ -73,6 +73,28 @@ async function call(side: Side, body: Record<string, unknown>, headers: Record<s
   return answerOf(res);
 }
 
+/** A tools/call of a 2025-era client after its handshake: no envelope, the negotiated revision in the header. */
+async function legacyCall(side: Side, body: Record<string, unknown>, query = "") {
+  const { _meta: _, ...params } = body.params as Record<string, unknown>;
+  const res = await fetch(`${side.server.url}/mcp${query}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${side.token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({ ...body, params }),
+  });
+  return answerOf(res);
+}
+
+/** An answer's JSON-RPC message: the body, or the data of an event stream's one event. */
+function parsed(body: string): unknown {
+  const data = /^data: (.*)$/m.exec(body)?.[1];
+  return JSON.parse(data ?? body);
+}
+
 /** Headers that differ between any two answers (framing, the clock, the request's own id and time). */
 const VARYING = new Set(["date", "content-length", "transfer-encoding", "connection", "keep-alive", "x-request-id"]);
 
@@ -137,11 +159,13 @@ describe("the fast lane answers as the SDK's path does", () => {
   ];
   /** Two answers alike but for the lane that gave them (and what differs between any two answers). */
   const expectSameAnswer = (a: Awaited<ReturnType<typeof call>>, b: Awaited<ReturnType<typeof call>>) => {
-    expect({ status: a.status, type: a.type, body: JSON.parse(a.body) }).toEqual({
+    expect({ status: a.status, type: a.type, body: parsed(a.body) }).toEqual({
       status: b.status,
       type: b.type,
-      body: JSON.parse(b.body),
+      body: parsed(b.body),
     });
+    // An event stream's framing too: one `message` event, as the SDK's 2025 transport writes it.
+    if (b.type === "text/event-stream") expect(a.body.replace(/data: .*/, "")).toBe(b.body.replace(/data: .*/, ""));
     expect(withoutTiming(a.headers)).toEqual(withoutTiming(b.headers));
   };
 
@@ -166,6 +190,17 @@ describe("the fast lane answers as the SDK's path does", () => {
     }
     const b = await call(sdk, body, {}, query);
     expect(a.lane).toBe("warm");
+    expectSameAnswer(a, b);
+  });
+
+  // The same calls from a 2025-era client after its handshake (no envelope, the negotiated
+  // revision in the header), answered as one SSE event on both lanes.
+  it.each(laneCases)("%s, from a 2025-era client", async (_, body, query) => {
+    const a = await legacyCall(fast, body, query);
+    const b = await legacyCall(sdk, body, query);
+    expect(a.lane).toBe("fast");
+    expect(b.lane).toBe("sdk");
+    expect(b.type).toBe("text/event-stream");
     expectSameAnswer(a, b);
   });
 

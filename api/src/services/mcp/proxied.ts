@@ -1,6 +1,6 @@
 import { type Database, mcpServers, mcpServerTools } from "@loadout/db";
 import type { CallToolResult, DirectTool, RequestOptions, UpstreamTarget } from "@loadout/workers";
-import { UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
+import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
@@ -387,15 +387,25 @@ export interface ProxiedCallOptions {
    * naming the server, beside the other tools of `/mcp`.
    */
   relayErrors?: boolean;
+  /** The client's capabilities, sent upstream (see CallOptions.clientCapabilities). */
+  clientCapabilities?: Record<string, unknown>;
   inputRequired?: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
 
 const refusal = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
-/** An upstream's JSON-RPC error as `/mcp` reports it (see ProxiedCallOptions.relayErrors). */
-function relayed(server: ServerRow, options: ProxiedCallOptions) {
+/** The 2026-07-28 error for a request whose client lacks a capability the server needs. */
+const MISSING_CAPABILITY = -32021;
+
+/**
+ * An upstream's JSON-RPC error as `/mcp` reports it (see ProxiedCallOptions.relayErrors): an error
+ * result naming the server; a missing client capability (nothing ran) as input this client cannot
+ * give through Loadout.
+ */
+function relayed(server: ServerRow, tool: string, options: ProxiedCallOptions) {
   return (error: unknown): CallToolResult => {
     if (options.relayErrors || !(error instanceof UpstreamRpcError)) throw error;
+    if (error.code === MISSING_CAPABILITY) return needsInput({ name: server.slug }, tool);
     return refusal(`${server.slug} answered with an error (${error.code}): ${error.message.slice(0, 300)}`);
   };
 }
@@ -459,8 +469,30 @@ export function callPrepared(
     })
     .then(
       (result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
-      relayed(found.server, options),
+      relayed(found.server, found.tool.name, options),
     );
+}
+
+/**
+ * The pool and the server's target with its secrets opened, or why the server cannot be used now
+ * (no pool here, its last connection failed, a secret no key opens: then marked failed).
+ */
+async function usableTarget(
+  db: Database,
+  deps: ServerDeps,
+  server: ServerRow,
+  now: Date,
+): Promise<{ pool: NonNullable<ServerDeps["pool"]>; target: UpstreamTarget } | string> {
+  if (!deps.pool) return "This deployment cannot reach remote MCP servers yet.";
+  if (server.status === "failed")
+    return `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`;
+  try {
+    return { pool: deps.pool, target: await openedTarget(server, deps.box) };
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    await markFailed(db, server, error.message, now);
+    return `${server.slug} cannot be used: ${error.message}`;
+  }
 }
 
 /**
@@ -475,32 +507,23 @@ export async function forward(
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  if (!deps.pool) return refusal("This deployment cannot reach remote MCP servers yet.");
-  if (server.status === "failed")
-    return refusal(
-      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
-    );
-  let target: UpstreamTarget;
+  const opened = await usableTarget(db, deps, server, options.now);
+  if (typeof opened === "string") return refusal(`${opened} The call was not sent.`);
+  const { pool, target } = opened;
   try {
-    target = await openedTarget(server, deps.box);
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    await markFailed(db, server, error.message, options.now);
-    return refusal(`${server.slug} cannot be used: ${error.message} The call was not sent.`);
-  }
-  try {
-    const result = await deps.pool.callTool(target, tool.name, args, {
+    const result = await pool.callTool(target, tool.name, args, {
       planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.onNotification ? { onNotification: options.onNotification } : {}),
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
       inputRequired: options.inputRequired ?? null,
     });
     return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
   } catch (error) {
-    if (!(error instanceof UpstreamUnavailable)) return relayed(server, options)(error);
+    if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = safeMessage(error, target);
     await markFailed(db, server, message, options.now);
     return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
@@ -574,22 +597,11 @@ export async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const refused = relayRefusal(server, session);
   if (refused) throw new AppError("forbidden", `${refused}.`);
-  if (!deps.pool) throw new AppError("unavailable", "This deployment cannot reach remote MCP servers yet.");
-  if (server.status === "failed")
-    throw new AppError(
-      "unavailable",
-      `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
-    );
-  let target: UpstreamTarget;
+  const opened = await usableTarget(db, deps, server, options.now);
+  if (typeof opened === "string") throw new AppError("unavailable", `${opened} Nothing was sent.`);
+  const { pool, target } = opened;
   try {
-    target = await openedTarget(server, deps.box);
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    await markFailed(db, server, error.message, options.now);
-    throw new AppError("unavailable", `${server.slug} cannot be used: ${error.message}`);
-  }
-  try {
-    return await deps.pool.request(target, method, params, options);
+    return await pool.request(target, method, params, options);
   } catch (error) {
     if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
     if (!(error instanceof UpstreamUnavailable)) throw error;

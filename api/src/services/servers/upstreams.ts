@@ -240,3 +240,20 @@ export async function refreshTools(
     return { stored: null, error: message };
   }
 }
+
+/**
+ * Stores the list an upstream announced (`tools/list_changed`) for the server and generation it
+ * was heard on; a server changed since (another generation) keeps its own.
+ */
+export async function storeAnnouncedTools(
+  db: Database,
+  target: Pick<UpstreamTarget, "id" | "generation">,
+  tools: UpstreamTool[],
+  now: Date,
+): Promise<void> {
+  const [row] = await db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
+  if (row) await storeTools(db, row, { tools, truncated: false }, now);
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { legacySessions } from "./legacy-session";
+
+const key = new Uint8Array(32).fill(7);
+const other = new Uint8Array(32).fill(9);
+
+describe("a 2025-era client's handshake in Loadout's session id", () => {
+  it("round-trips the client's name, version and revision in visible ASCII", () => {
+    const sessions = legacySessions(key);
+    const id = sessions.encode({ name: "claude-code ✓", version: "2.1.0", protocolVersion: "2025-06-18" });
+    expect(id).toMatch(/^[\x21-\x7e]+$/);
+    expect(legacySessions(key).decode(id)).toEqual({
+      name: "claude-code ✓",
+      version: "2.1.0",
+      protocolVersion: "2025-06-18",
+    });
+  });
+
+  it("refuses an id signed with another key, altered, or not Loadout's", () => {
+    const id = legacySessions(other).encode({ name: "cursor", version: "1", protocolVersion: null });
+    const sessions = legacySessions(key);
+    expect(sessions.decode(id)).toBeNull();
+    const own = sessions.encode({ name: "cursor", version: "1", protocolVersion: null });
+    const [prefix, payload, mac] = own.split(".");
+    const forged = `${prefix}.${Buffer.from(JSON.stringify(["vscode", "1", null])).toString("base64url")}.${mac}`;
+    expect(sessions.decode(forged)).toBeNull();
+    expect(sessions.decode(`${prefix}.${payload}.${"0".repeat(32)}`)).toBeNull();
+    expect(sessions.decode("3f2a-some-upstream-session")).toBeNull();
+    expect(sessions.decode("lo1.%%%.abc")).toBeNull();
+  });
+});

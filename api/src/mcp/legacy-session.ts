@@ -1,0 +1,69 @@
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { safeEqual } from "../auth/secrets";
+
+/** What a 2025-era client said of itself in its handshake. */
+export interface LegacyHandshake {
+  name: string;
+  version: string;
+  protocolVersion: string | null;
+}
+
+const PREFIX = "lo1.";
+/** Decoded ids kept (each a few hundred bytes); any instance can decode any id again. */
+const REMEMBERED = 1024;
+
+/**
+ * Loadout serves 2025-era clients statelessly, so after `initialize` a request says nothing of its
+ * client. The handshake is carried instead in the `Mcp-Session-Id` Loadout answers `initialize`
+ * with, which the client sends back on every request: the client's name, version and revision,
+ * signed with a key of this deployment, so any instance reads it and nobody can forge another
+ * client's. It holds no state and grants nothing: authorization stays with the bearer token.
+ */
+export function legacySessions(key: Uint8Array) {
+  const decoded = new Map<string, LegacyHandshake | null>();
+  const mac = (payload: string) => bytesToHex(hmac(sha256, key, utf8ToBytes(payload))).slice(0, 32);
+  return {
+    encode(handshake: LegacyHandshake): string {
+      const payload = base64url(JSON.stringify([handshake.name, handshake.version, handshake.protocolVersion]));
+      return `${PREFIX}${payload}.${mac(payload)}`;
+    },
+    /** The handshake an id carries, or null for an id that is not one of ours (or was altered). */
+    decode(id: string): LegacyHandshake | null {
+      const known = decoded.get(id);
+      if (known !== undefined) return known;
+      const handshake = read(id, mac);
+      if (decoded.size >= REMEMBERED) decoded.clear();
+      decoded.set(id, handshake);
+      return handshake;
+    },
+  };
+}
+
+export type LegacySessions = ReturnType<typeof legacySessions>;
+
+function read(id: string, mac: (payload: string) => string): LegacyHandshake | null {
+  if (!id.startsWith(PREFIX) || id.length > 1024) return null;
+  const dot = id.lastIndexOf(".");
+  const payload = id.slice(PREFIX.length, dot);
+  if (dot <= PREFIX.length || !safeEqual(id.slice(dot + 1), mac(payload))) return null;
+  try {
+    const [name, version, protocolVersion] = JSON.parse(unbase64url(payload)) as unknown[];
+    if (typeof name !== "string" || typeof version !== "string") return null;
+    return { name, version, protocolVersion: typeof protocolVersion === "string" ? protocolVersion : null };
+  } catch {
+    return null;
+  }
+}
+
+function base64url(text: string): string {
+  let binary = "";
+  for (const byte of utf8ToBytes(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unbase64url(text: string): string {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
