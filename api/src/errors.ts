@@ -70,3 +70,31 @@ export function errorBody(error: AppError, requestId: string): ErrorBody {
     },
   };
 }
+
+export interface JsonRpcErrorBody {
+  jsonrpc: "2.0";
+  id: null;
+  error: { code: number; message: string; data: { code: ErrorCode; requestId: string; details?: ErrorDetail[] } };
+}
+
+/**
+ * The same error as a JSON-RPC answer, for `/mcp`: an MCP client reads JSON-RPC, not the REST
+ * body. The id is null: the failure came before (or outside) the request the body named.
+ */
+export function jsonRpcErrorBody(error: AppError, requestId: string): JsonRpcErrorBody {
+  return {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: ERROR_CODES[error.code].jsonRpc,
+      message: error.message,
+      data: { code: error.code, requestId, ...(error.details ? { details: error.details } : {}) },
+    },
+  };
+}
+
+/** The answer while the database is out of reach, the same on every surface. */
+export const databaseUnavailableError = () =>
+  new AppError("unavailable", "The database is not reachable right now. Try again in a few seconds.", {
+    headers: { "Retry-After": "2" },
+  });

@@ -1,5 +1,16 @@
 import { parseNodeEnv } from "./entry/node-env";
 import { startNodeServer } from "./entry/node-server";
+import { databaseUnavailable } from "./services/db-errors";
+
+// A database connection's failure that nothing awaited (the pool reconnects by itself, and the
+// requests meanwhile answer `unavailable`) is logged rather than fatal. Any other unhandled
+// rejection still ends the process, as Node's default would.
+process.on("unhandledRejection", (reason) => {
+  if (!databaseUnavailable(reason)) throw reason;
+  console.error(
+    `database connection failed, nothing waited on it: ${reason instanceof Error ? reason.message : String(reason)}`,
+  );
+});
 
 // The embedded default: console, REST API and MCP endpoint on one local origin.
 let env: ReturnType<typeof parseNodeEnv>;
@@ -19,11 +30,25 @@ if (server.setupUrl) {
   console.log(`\nNo account exists yet. Create the first one with this one-time link:\n  ${server.setupUrl}\n`);
 }
 
+/** The bound on a graceful shutdown: past it the process exits anyway, saying so. */
+const SHUTDOWN_MS = 10_000;
+
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    void server.close().then(() => process.exit(0));
+    const deadline = setTimeout(() => {
+      console.error(`Loadout did not shut down within ${SHUTDOWN_MS / 1000} s; exiting.`);
+      process.exit(1);
+    }, SHUTDOWN_MS);
+    deadline.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("Loadout's shutdown failed:", error);
+        process.exit(1);
+      },
+    );
   });
 }

@@ -28,8 +28,35 @@ export type Listen = (
 export interface PostgresOptions {
   /** Pool size. On Workers keep 1: the connection lives for one request. */
   max?: number;
+  /** Seconds a connection attempt may take before its queries fail (default CONNECT_TIMEOUT_S). */
+  connectTimeout?: number;
+  /** Seconds a query waits for a free connection before it fails (default ACQUIRE_TIMEOUT_S). */
+  acquireTimeout?: number;
   /** Tests only: told the text of every query the app runs. */
   logQuery?: (query: string) => void;
+}
+
+/**
+ * A connection attempt gives up after this many seconds. postgres.js waits 30 by default, and a
+ * request waits with it: while the database is away an answer must come at once.
+ */
+export const CONNECT_TIMEOUT_S = 2;
+
+/**
+ * A query waits at most this many seconds for a connection when every one is busy or connecting
+ * (the patch adds the option): while the database is away, queries queued behind a small pool
+ * would otherwise wait for one failed connection attempt after another. A healthy pool hands a
+ * connection over in milliseconds, so reaching this means the database cannot keep up either.
+ */
+export const ACQUIRE_TIMEOUT_S = 5;
+
+/**
+ * Seconds before reconnecting after a failed connection: 0.05 s doubling up to 0.5 s, with
+ * jitter. postgres.js's own backoff grows to 20 s, so after an outage of ten seconds or so the
+ * pool would wait up to 20 s more before trying again; capped, it is back within half a second.
+ */
+export function reconnectDelay(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 0.5) * (0.5 + Math.random() / 2);
 }
 
 /**
@@ -42,6 +69,9 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Ope
     onnotice: () => {},
     // Types are fixed by the schema; skipping the catalog query saves a round trip per connection.
     fetch_types: false,
+    connect_timeout: options.connectTimeout ?? CONNECT_TIMEOUT_S,
+    acquire_timeout: options.acquireTimeout ?? ACQUIRE_TIMEOUT_S,
+    backoff: reconnectDelay,
     connection: { application_name: "loadout" },
   });
   return {

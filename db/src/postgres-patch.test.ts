@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 /**
  * patches/postgres+3.4.9.patch fixes postgres.js's internal queue: under sustained load above the
  * pool size each pipelined query left a hole that every later lookup scanned, so throughput fell
- * steadily and memory grew. `npm install` applies it (postinstall: patch-package); this guards that.
+ * steadily and memory grew. It also keeps a closed connection from being written to (below).
+ * `npm install` applies it (postinstall: patch-package); this guards that.
  */
 describe("the postgres.js queue patch", () => {
   const entry = createRequire(import.meta.url).resolve("postgres");
@@ -15,6 +16,22 @@ describe("the postgres.js queue patch", () => {
     it(`is applied to ${build}/queue.js`, async () => {
       const file = path.join(root, build, "queue.js");
       expect(readFileSync(file, "utf8")).toContain("xs.indexOf(x, index)");
+    });
+  }
+
+  // The rest of the patch: a transaction's rollback sent after its connection closed wrote to a
+  // null socket inside a setImmediate and ended the process (issue 21; porsager/postgres#1154,
+  // #1208). test/src/faults/database.test.ts stops a real cluster under load to prove the fix.
+  for (const build of ["src", "cf/src", "cjs/src"]) {
+    it(`refuses to write to a closed connection in ${build}`, () => {
+      const connection = readFileSync(path.join(root, build, "connection.js"), "utf8");
+      expect(connection).toContain("return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)");
+      // Reset wherever the timer is cleared: nextWrite (twice) and both teardowns, terminate and closed.
+      expect(connection.match(/clearImmediate\(nextWriteTimer\)\n\s+chunk = nextWriteTimer = null/g)).toHaveLength(4);
+      const index = readFileSync(path.join(root, build, "index.js"), "utf8");
+      expect(index).toContain("return q.reject(closedWith)");
+      // And the acquire bound db/src/client.ts sets (tested in client.test.ts).
+      expect(index).toContain("acquire_timeout : null");
     });
   }
 

@@ -875,10 +875,27 @@ export class UpstreamPool {
     return message;
   }
 
-  async close() {
+  /**
+   * Ends every upstream session, within `ms`: a 2025 session is told with DELETE first (the
+   * upstream frees it), then the client closes, which cuts short the calls still in flight.
+   */
+  async close(ms = 1_000) {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
-    for (const key of [...this.connections.keys()]) this.dropKey(key);
+    const open = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(
+      open.map(async (pending) => {
+        const connection = await withTimeout(pending, ms, "closing").catch(() => null);
+        if (!connection) {
+          // Still connecting (or it failed): closed whenever it opens.
+          pending.then((c) => c.client.close()).catch(() => {});
+          return;
+        }
+        await withTimeout(connection.transport?.terminateSession() ?? Promise.resolve(), ms, "closing").catch(() => {});
+        await connection.client.close().catch(() => {});
+      }),
+    );
   }
 }
 

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { McpLaneParts } from "../app";
+import { jsonRpcErrorBody } from "../errors";
 import type { AppVariables } from "../http/env";
 import { errorReply } from "../http/errors";
 import { tooLarge } from "../http/middleware/json-body";
@@ -173,8 +174,14 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
         try {
           this.reply = await parts.serve(this, this, endpointId ?? null, ws && slug ? { ws, slug } : null);
         } catch (error) {
+          // In JSON-RPC, as Hono's onError answers on these paths: an MCP client reads no REST body.
           const failed = errorReply(error, this.vars.requestId, this.vars.deps?.logger);
-          this.reply = { status: failed.status, headers: failed.headers, payload: JSON.stringify(failed.body) };
+          const payload = JSON.stringify(jsonRpcErrorBody(failed.error, this.vars.requestId));
+          this.reply = {
+            status: failed.status,
+            headers: { "content-type": "application/json", ...failed.headers },
+            payload,
+          };
         }
       });
       await this.write(this.reply as McpReply, await parts.securityHeaders);

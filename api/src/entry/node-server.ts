@@ -30,6 +30,35 @@ import type { NodeEnv } from "./node-env";
 import { nodeMcpLane } from "./node-mcp-lane";
 import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
+/**
+ * Shutdown's budget, within the 10 s that node.ts allows: requests in flight get DRAIN_MS to
+ * finish; then the upstream calls still waiting are cut short (answered as error results) and
+ * their answers get ANSWER_MS; each later step (upstream connections, the call log, the change
+ * feed, the database) gets STEP_MS, so a database that is away cannot hold the exit.
+ */
+const DRAIN_MS = 3_000;
+const ANSWER_MS = 1_000;
+const STEP_MS = 1_000;
+
+/** Whether `work` settled within `ms` (its failure counts as settled: shutdown goes on). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How long an upstream host's addresses, and a URL's pass of the SSRF guard, are remembered. */
 const RESOLVED_FOR_MS = 30_000;
 
@@ -205,17 +234,26 @@ export async function startNodeServer(
     database,
     caughtUp: () => feed?.caughtUp() ?? Promise.resolve(),
     async close() {
-      // Finish in-flight requests, then cut keep-alive connections that linger past 10 s.
-      const force = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), 10_000);
-      force.unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(force);
-      await resealed;
-      await upstreamPool.close();
-      await dispatcher.close();
-      await callRecorder.flush();
-      await feed?.close();
-      if (!options.database) await database.close();
+      // Stop accepting; keep-alive connections with nothing in flight go at once.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let drained = await settledWithin(closed, DRAIN_MS);
+      // Calls still waiting on an upstream are cut short, which answers them as error results
+      // (sent once, may have acted); upstream sessions are ended either way.
+      await upstreamPool.close(STEP_MS);
+      if (!drained) drained = await settledWithin(closed, ANSWER_MS);
+      if (!drained) {
+        logger.log("warn", "shutdown: closing connections still busy", {});
+        server.closeAllConnections();
+        await closed;
+      }
+      // close() waits for every stream the dispatcher holds open; past the step, they are cut.
+      if (!(await settledWithin(dispatcher.close(), STEP_MS))) await dispatcher.destroy().catch(() => {});
+      await settledWithin(resealed, STEP_MS);
+      if (!(await settledWithin(callRecorder.flush(), STEP_MS)))
+        logger.log("error", "shutdown: the MCP call log could not be written in time", {});
+      await settledWithin(feed?.close() ?? Promise.resolve(), STEP_MS);
+      if (!options.database) await settledWithin(database.close(), STEP_MS);
     },
   };
 }

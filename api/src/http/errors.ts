@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { AppError, type ErrorDetail, errorBody } from "../errors";
+import { AppError, databaseUnavailableError, type ErrorDetail, errorBody, jsonRpcErrorBody } from "../errors";
 import type { Logger } from "../logger";
+import { databaseUnavailable } from "../services/db-errors";
 import type { AppEnv } from "./env";
 
 /** Turns zod issues into `details`: one entry per field, naming it and what to do. */
@@ -32,9 +33,14 @@ export function validationError(error: ZodError, where: string): AppError {
   return new AppError("invalid_request", `The ${where} is not valid: ${summary}.`, { details });
 }
 
+/** `/mcp`, a saved endpoint or a single server: paths whose clients read JSON-RPC errors. */
+export const isMcpPath = (path: string) => path === "/mcp" || path.startsWith("/mcp/");
+
 export function respondWithError(c: Context<AppEnv>, error: unknown): Response {
-  const reply = errorReply(error, c.get("requestId") ?? "unknown", c.get("deps")?.logger);
+  const requestId = c.get("requestId") ?? "unknown";
+  const reply = errorReply(error, requestId, c.get("deps")?.logger);
   for (const [name, value] of Object.entries(reply.headers)) c.header(name, value);
+  if (isMcpPath(c.req.path)) return c.json(jsonRpcErrorBody(reply.error, requestId), reply.status);
   return c.json(reply.body, reply.status);
 }
 
@@ -43,10 +49,19 @@ export function errorReply(
   error: unknown,
   requestId: string,
   logger: Logger | undefined,
-): { status: AppError["status"]; headers: Record<string, string>; body: ReturnType<typeof errorBody> } {
+): {
+  status: AppError["status"];
+  headers: Record<string, string>;
+  body: ReturnType<typeof errorBody>;
+  error: AppError;
+} {
   let appError: AppError;
   if (error instanceof AppError) {
     appError = error;
+  } else if (databaseUnavailable(error)) {
+    // Expected while the database restarts: a warning, and an answer the client can retry on.
+    logger?.log("warn", "database unavailable", { requestId, error: describeError(error) });
+    appError = databaseUnavailableError();
   } else if (error instanceof HTTPException) {
     appError =
       error.status === 413
@@ -67,7 +82,7 @@ export function errorReply(
       "Something went wrong on our side. Try again; if it persists, quote the request id.",
     );
   }
-  return { status: appError.status, headers: appError.headers, body: errorBody(appError, requestId) };
+  return { status: appError.status, headers: appError.headers, body: errorBody(appError, requestId), error: appError };
 }
 
 /**

@@ -4,6 +4,8 @@ import path from "node:path";
 
 export interface Upstream {
   url: string;
+  /** What the server printed so far (server-everything logs each session it opens and ends). */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -19,6 +21,12 @@ export async function startEverything(transport: "streamableHttp" | "sse" = "str
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  let printed = "";
+  const keep = (chunk: Buffer) => {
+    printed += chunk.toString();
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server-everything did not start")), 20_000);
     const onData = (chunk: Buffer) => {
@@ -33,6 +41,7 @@ export async function startEverything(transport: "streamableHttp" | "sse" = "str
   });
   return {
     url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
+    log: () => printed,
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");

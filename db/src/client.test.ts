@@ -1,0 +1,52 @@
+import { createServer, type Server, type Socket } from "node:net";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectPostgres } from "./client";
+
+/** A server that accepts connections and never answers, as a database host that hangs does. */
+let hung: Server;
+const sockets: Socket[] = [];
+let port = 0;
+
+beforeAll(async () => {
+  hung = createServer((socket) => {
+    sockets.push(socket);
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", () => resolve()));
+  const address = hung.address();
+  port = typeof address === "object" && address ? address.port : 0;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((r) => hung.close(r));
+});
+
+describe("connectPostgres against a database that does not answer", () => {
+  it("fails every query within the acquire bound, however many wait behind the pool", async () => {
+    const opened = connectPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+      max: 2,
+      connectTimeout: 1,
+      acquireTimeout: 1.5,
+    });
+    try {
+      const started = performance.now();
+      // Two connect attempts at a time, a second each: unbounded, the last of eight would wait four.
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          opened.db.execute(sql`select 1`).then(
+            () => ({ ms: performance.now() - started, code: "answered" }),
+            (error: { code?: string; cause?: { code?: string } }) => ({
+              ms: performance.now() - started,
+              code: error.cause?.code ?? error.code ?? "none",
+            }),
+          ),
+        ),
+      );
+      expect(outcomes.map((o) => o.code)).toEqual(Array(8).fill("CONNECT_TIMEOUT"));
+      expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(2500);
+    } finally {
+      await opened.close();
+    }
+  });
+});
