@@ -15,7 +15,7 @@ import type { AppEnv, AppVariables } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
 import { bearerKey, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
-import type { ActionContext } from "../services/context";
+import type { ActionContext, Principal } from "../services/context";
 import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
@@ -266,7 +266,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
     const { session } = route;
     const principal = session.principal;
     c.set("principal", principal);
-    const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    const ctx = callContext(c, principal);
     const client = clientOf(parsedBody);
     if (client) noteClient(c, ctx, client, session, route.endpointId);
     const started = performance.now();
@@ -283,7 +283,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
         giveUpWith(io, ctx.now),
       )) as ToolResult;
     } catch (error) {
-      result = toolError(error);
+      result = toolError(error, ctx);
     }
     c.set("lane", "warm");
     const response = jsonReply(200, answerWithResult(fast.id, fastLaneResultJson(result, SERVER_INFO)));
@@ -520,7 +520,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps): M
       }
     }
 
-    const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    const ctx = callContext(c, principal);
 
     // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
     // roots capability is asked for them (an input-required answer to its tools/call) when nothing
@@ -899,7 +899,7 @@ async function fastLaneResult(
     try {
       return await callSkillsTool(lane.ctx, lane.session, input.data, true);
     } catch (error) {
-      return toolError(error);
+      return toolError(error, lane.ctx);
     }
   }
   const tool = lane.upstreamTool;
@@ -907,6 +907,11 @@ async function fastLaneResult(
   try {
     return (await lane.call(tool, call.args)) as ToolResult;
   } catch (error) {
-    return toolError(error);
+    return toolError(error, lane.ctx);
   }
+}
+
+/** The actions' context for an MCP request; the logger takes what an error result may not say. */
+function callContext(c: McpContext, principal: Principal): ActionContext {
+  return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now"), logger: c.get("deps").logger };
 }
