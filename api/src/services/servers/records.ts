@@ -11,6 +11,7 @@ import type { ServerView, UpdateServerInput } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
 import { headerAd, type ServerDeps, urlAd } from "./upstreams";
 
@@ -288,6 +289,7 @@ export async function updateServer({
     });
   let generationBefore = 0;
   const row = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const current = await findServer(tx, workspace.id, slug, true);
     generationBefore = current.generation;
     if (current.revision !== input.revision) {
@@ -370,6 +372,7 @@ export async function removeServer({
 }): Promise<void> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   const id = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const current = await findServer(tx, workspace.id, slug, true);
     if (current.revision !== revision) {
       throw new AppError("conflict", `Server "${slug}" changed since you loaded it; reload it first.`, {
