@@ -24,7 +24,7 @@ export const ServerSchema = z
     transport: z.enum(["streamable-http", "sse"]),
     headers: z
       .record(z.string(), z.string())
-      .openapi({ description: "Header names with masked values; secrets are never returned." }),
+      .openapi({ description: 'Header names, each with "(set)": no character of a value is ever returned.' }),
     placeholders: z.array(z.object({ header: z.string(), placeholder: z.string() })).openapi({
       description:
         "Headers whose value is still a placeholder from the paste (such as <YOUR_API_KEY>): enter the real value.",

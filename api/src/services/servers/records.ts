@@ -1,6 +1,6 @@
 import { type Database, mcpServers, mcpServerTools, newId } from "@loadout/db";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { maskSecret, type SecretBox, SecretBoxError } from "../../auth/secret-box";
+import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { activationState, normalizeScope, parseScope } from "../../domain/activation";
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { parseMcpImport, placeholdersIn } from "../../domain/servers/mcp-import";
@@ -42,6 +42,12 @@ export async function toolCounts(db: Database, serverIds: string[]): Promise<Map
   return counts;
 }
 
+/**
+ * What the console shows for a header's value: that one is set, and not one of its characters.
+ * Even a prefix narrows a short key down, and tells what kind of credential it is.
+ */
+export const HEADER_SET = "(set)";
+
 /** What the console shows for a header value no configured key opens. */
 export const UNREADABLE = "(cannot be read: enter it again)";
 
@@ -53,7 +59,7 @@ export async function viewOf(
   const headers: Record<string, string> = {};
   const placeholders: { header: string; placeholder: string }[] = [];
   for (const [name, sealed] of Object.entries(row.headers)) {
-    // Opened only to mask it for display and to tell whether it still holds a pasted placeholder.
+    // Opened only to tell whether it still holds a pasted placeholder (and that it opens at all).
     let value: string;
     try {
       value = await box.open(sealed, headerAd(row.id, name));
@@ -63,7 +69,7 @@ export async function viewOf(
       headers[name] = UNREADABLE;
       continue;
     }
-    headers[name] = maskSecret(value);
+    headers[name] = HEADER_SET;
     for (const placeholder of placeholdersIn(value)) placeholders.push({ header: name, placeholder });
   }
   const scope = { mode: row.scopeMode, projects: row.scopeProjects };
