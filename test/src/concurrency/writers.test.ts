@@ -35,7 +35,7 @@ async function record(kind: string, res: Response): Promise<void> {
 }
 
 /** One writer: `step(i)` again and again until the time is up. */
-async function writer(kind: string, until: number, step: (i: number) => Promise<Response>): Promise<void> {
+async function writer(kind: string, until: number, step: (i: number) => Response | Promise<Response>): Promise<void> {
   for (let i = 0; Date.now() < until; i++) await record(kind, await step(i));
 }
 
