@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { SKILL_KINDS } from "@loadout/db";
+import { pathProblem } from "../domain/skills/paths";
 import { FileText, Line, Text, Timestamp, WorkspaceParam } from "./common";
 
 export const SkillKind = z.enum(SKILL_KINDS).openapi({ description: "A skill (SKILL.md) or a persona (PERSONA.md)." });
@@ -41,7 +42,18 @@ export const FileInput = z
   .openapi("FileInput");
 export type FileInput = z.infer<typeof FileInput>;
 
-const FilePath = Line().min(1).max(1024).openapi({ example: "references/checklist.md" });
+/**
+ * A file's path in a body. Its rules (domain/skills/paths.ts) run when the content is prepared,
+ * before anything is stored or queried, where the problem can name the file rather than
+ * `files.0.path`, with the very messages an archive's entries get.
+ */
+const FilePath = z.string().max(1024).openapi({ example: "references/checklist.md" });
+
+/** A file's path in a query, read before any content is prepared: the same rule, here. */
+const QueryFilePath = FilePath.check((ctx) => {
+  const problem = pathProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
 
 export const CreateSkillInput = z
   .strictObject({
@@ -109,7 +121,7 @@ export const VersionParams = SkillParams.extend({
     .min(1)
     .openapi({ param: { name: "version", in: "path" }, example: 1 }),
 });
-export const FileQuery = z.object({ path: FilePath.openapi({ param: { name: "path", in: "query" } }) });
+export const FileQuery = z.object({ path: QueryFilePath.openapi({ param: { name: "path", in: "query" } }) });
 export const RevisionQuery = z.object({
   revision: z.coerce
     .number()
