@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
 import { AUTHORIZATION_REQUEST_SECONDS, OAUTH_SCOPES } from "../domain/oauth/lifetimes";
+import { textProblem } from "../domain/text";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin } from "../http/origin";
@@ -97,9 +98,17 @@ export function registerOAuth(app: OpenAPIHono<AppEnv>) {
   );
 
   app.get("/oauth/authorize", async (c) => {
+    const params = c.req.query();
+    try {
+      refuseBadText(params);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      c.header("Cache-Control", "no-store");
+      return c.html(errorPage(error), 400);
+    }
     const outcome = await startAuthorization({
       ctx: anonymous(c),
-      params: c.req.query(),
+      params,
       issuer: requestOrigin(c),
       deps: deps(c),
       address: c.get("deps").clientAddress?.(c) ?? null,
@@ -191,5 +200,17 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
     }
     form.client_id = id;
   }
+  refuseBadText(form);
   return form;
+}
+
+/**
+ * The text rule of every other input (domain/text.ts), for OAuth's own parameters: a NUL would
+ * otherwise reach a query as a client id or a token, which Postgres refuses.
+ */
+function refuseBadText(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) throw new OAuthError("invalid_request", `Parameter ${textProblem(name) ? "name" : name} ${problem}.`);
+  }
 }

@@ -7,8 +7,10 @@ export const Email = Line({ error: "email is required" })
   .pipe(z.email({ error: "email must be an address such as ada@example.com" }))
   .openapi({ example: "ada@example.com" });
 
-const NewPassword = z
-  .string({ error: "password is required" })
+// A new password may hold any visible character and spaces; control characters are refused like
+// every other text field's: no keyboard types them, so one pasted in is a password its owner
+// could not type again at sign-in.
+const NewPassword = Line({ error: "password is required" })
   .min(10, "password must have at least 10 characters")
   .max(1024, "password must have at most 1024 characters")
   .openapi({ example: "correct horse battery staple" });
