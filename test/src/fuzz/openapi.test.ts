@@ -9,25 +9,14 @@
 
 import { textProblem } from "@loadout/api/domain/text";
 import { bearer, createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
-import {
-  apiTokens,
-  mcpEndpoints,
-  mcpServers,
-  memberships,
-  oauthClients,
-  projects,
-  skills,
-  skillVersions,
-  users,
-  workspaceInvites,
-  workspaces,
-} from "@loadout/db";
-import { count } from "drizzle-orm";
+import * as tables from "@loadout/db";
+import { count, getTableName } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENVELOPE, mcpHeaders } from "../helpers/mcp-http";
+import { type Json, resolveRef as resolveSchemaRef } from "../helpers/openapi";
 import { LEAK } from "./leak";
 
-type Json = Record<string, unknown>;
 interface Operation {
   method: string;
   path: string;
@@ -51,14 +40,7 @@ let ops: Operation[];
 const values: Record<string, string> = {};
 const answers: { label: string; status: number }[] = [];
 
-function resolveRef(schema: unknown): Json {
-  const s = (schema ?? {}) as Json;
-  if (typeof s.$ref === "string") {
-    const name = s.$ref.split("/").pop() ?? "";
-    return ((doc.components as Json).schemas as Json)[name] as Json;
-  }
-  return s;
-}
+const resolveRef = (schema: unknown) => resolveSchemaRef(doc, schema);
 
 /**
  * A body from the schema, with every property present (required or not), and the places in it
@@ -174,24 +156,23 @@ const raw = (method: string, body: Uint8Array | string, type = "application/json
 });
 
 /** Row counts of everything a request could create, change the number of, or remove. */
+const COUNTED: PgTable[] = [
+  tables.apiTokens,
+  tables.mcpEndpoints,
+  tables.mcpServers,
+  tables.memberships,
+  tables.oauthClients,
+  tables.projects,
+  tables.skills,
+  tables.skillVersions,
+  tables.users,
+  tables.workspaceInvites,
+  tables.workspaces,
+];
 async function stored(): Promise<Record<string, number>> {
   const db = t.database.db;
-  const tables = {
-    apiTokens,
-    mcpEndpoints,
-    mcpServers,
-    memberships,
-    oauthClients,
-    projects,
-    skills,
-    skillVersions,
-    users,
-    workspaceInvites,
-    workspaces,
-  };
   const out: Record<string, number> = {};
-  for (const [name, table] of Object.entries(tables))
-    out[name] = (await db.select({ n: count() }).from(table))[0]?.n ?? 0;
+  for (const table of COUNTED) out[getTableName(table)] = (await db.select({ n: count() }).from(table))[0]?.n ?? 0;
   return out;
 }
 
