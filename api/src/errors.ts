@@ -53,6 +53,17 @@ export class AppError extends Error {
   }
 }
 
+/** What an unexpected failure tells the caller: nothing internal, only how to get help. */
+export const INTERNAL_MESSAGE = "Something went wrong on our side. Try again; if it persists, quote the request id.";
+
+/**
+ * An error as a caller may see it: an `AppError` as it is, anything else (a driver error carrying
+ * SQL and parameters, a bug's message) as `internal`. The caller logs the original.
+ */
+export function publicError(error: unknown): AppError {
+  return error instanceof AppError ? error : new AppError("internal", INTERNAL_MESSAGE);
+}
+
 export const notFound = (what: string, hint?: string) =>
   new AppError("not_found", `${what} was not found.${hint ? ` ${hint}` : ""}`);
 

@@ -126,17 +126,6 @@ export function createSecretBox(keys: readonly SecretBoxKey[], options: { purpos
   };
 }
 
-/**
- * Shows enough of a secret to recognise it (`Bear…(41 chars)`): at most 4 leading characters and
- * never more than a quarter of it; values shorter than 12 show nothing.
- */
-export function maskSecret(value: string): string {
-  const chars = Array.from(value);
-  if (chars.length < 12) return "••••";
-  const shown = Math.min(4, Math.floor(chars.length / 4));
-  return `${chars.slice(0, shown).join("")}…(${chars.length} chars)`;
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 

@@ -5,6 +5,9 @@
  * both call it.
  */
 
+import { AppError } from "../errors";
+import { textProblem } from "./text";
+
 export type ScopeMode = "global" | "projects";
 
 export interface ActivationScope {
@@ -57,6 +60,13 @@ export function activationState(enabled: boolean, scope: unknown): ActivationSta
 export function normalizeProjectPath(path: string): string {
   let p = path.trim();
   if (/^file:\/\//i.test(p)) p = fromFileUri(p);
+  // Checked after decoding: `%00` in a URI or `?project=` is a NUL all the same, which no folder
+  // name holds and Postgres cannot store.
+  const problem = textProblem(p);
+  if (problem)
+    throw new AppError("invalid_request", `The project path ${problem}.`, {
+      details: [{ path: "project", message: problem }],
+    });
   p = p.replace(/\\/g, "/").toLowerCase();
   if (p === "") return "";
 

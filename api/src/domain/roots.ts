@@ -1,3 +1,4 @@
+import { AppError } from "../errors";
 import { normalizeProjectPath } from "./activation";
 
 /** The key under which Loadout asks a 2026-07-28 client for its roots (an MRTR input request). */
@@ -19,9 +20,19 @@ export function projectFromRoots(inputResponses: unknown): string | null | undef
   if (!Array.isArray(result?.roots)) return undefined;
   for (const root of result.roots as { uri?: unknown }[]) {
     if (typeof root?.uri === "string" && /^file:\/\//i.test(root.uri)) {
-      const path = normalizeProjectPath(root.uri);
+      const path = rootPath(root.uri);
       if (path) return path;
     }
   }
   return null;
+}
+
+/** A root no folder can have (a NUL, a control character) is passed over like a non-file root. */
+function rootPath(uri: string): string {
+  try {
+    return normalizeProjectPath(uri);
+  } catch (error) {
+    if (error instanceof AppError) return "";
+    throw error;
+  }
 }

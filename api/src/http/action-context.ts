@@ -7,5 +7,5 @@ import type { AppEnv } from "./env";
 export function actionContext(c: Context<AppEnv>): ActionContext {
   const principal = c.get("principal");
   if (!principal) throw new AppError("unauthorized", "Sign in, or send an API token as `Authorization: Bearer lo_…`.");
-  return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+  return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now"), logger: c.get("deps").logger };
 }

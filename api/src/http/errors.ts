@@ -1,7 +1,15 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { AppError, databaseUnavailableError, type ErrorDetail, errorBody, jsonRpcErrorBody } from "../errors";
+import {
+  AppError,
+  databaseUnavailableError,
+  type ErrorDetail,
+  errorBody,
+  INTERNAL_MESSAGE,
+  jsonRpcErrorBody,
+  publicError,
+} from "../errors";
 import type { Logger } from "../logger";
 import { databaseUnavailable } from "../services/db-errors";
 import type { AppEnv } from "./env";
@@ -68,19 +76,13 @@ export function errorReply(
         ? new AppError("payload_too_large", "The request body is too large for this route.")
         : error.status === 400
           ? new AppError("invalid_json", `The request body could not be read: ${error.message}.`)
-          : new AppError(
-              "internal",
-              "Something went wrong on our side. Try again; if it persists, quote the request id.",
-            );
+          : new AppError("internal", INTERNAL_MESSAGE);
   } else {
     logger?.log("error", "unhandled error", {
       requestId,
       error: describeError(error),
     });
-    appError = new AppError(
-      "internal",
-      "Something went wrong on our side. Try again; if it persists, quote the request id.",
-    );
+    appError = publicError(error);
   }
   return { status: appError.status, headers: appError.headers, body: errorBody(appError, requestId), error: appError };
 }

@@ -12,10 +12,11 @@ import { hasScope } from "../domain/scopes";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, ERROR_CODES } from "../errors";
 import type { AppEnv, AppVariables } from "../http/env";
+import { describeError } from "../http/errors";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
 import { bearerKey, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
-import type { ActionContext } from "../services/context";
+import type { ActionContext, Principal } from "../services/context";
 import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
@@ -316,7 +317,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
     const { session } = route;
     const principal = session.principal;
     c.set("principal", principal);
-    const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    const ctx = callContext(c, principal);
     const client = clientOf(parsedBody);
     if (client) noteClient(c, ctx, client, session, route.endpointId);
     const started = performance.now();
@@ -327,7 +328,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
         relayErrors: route.single,
       })) as ToolResult;
     } catch (error) {
-      answer = error instanceof UpstreamRpcError ? error : toolError(error);
+      answer = error instanceof UpstreamRpcError ? error : toolError(error, ctx);
     }
     c.set("lane", "warm");
     const response =
@@ -567,7 +568,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
       }
     }
 
-    const ctx: ActionContext = { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now") };
+    const ctx = callContext(c, principal);
 
     // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
     // roots capability is asked for them (an input-required answer to its tools/call) when nothing
@@ -728,6 +729,11 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
             report: (outcome) => {
               toolOutcome = outcome;
             },
+            onInternal: (error) =>
+              ctx.logger?.log("error", "relayed request failed", {
+                requestId: ctx.requestId,
+                error: describeError(error),
+              }),
             call: (tool, args, extra) =>
               callProxiedTool(ctx.db, session, serverDeps, tool, tool.name, args, {
                 now: ctx.now,
@@ -999,7 +1005,7 @@ async function fastLaneResult(
     try {
       return await callSkillsTool(lane.ctx, lane.session, input.data, true);
     } catch (error) {
-      return toolError(error);
+      return toolError(error, lane.ctx);
     }
   }
   const tool = lane.upstreamTool;
@@ -1009,6 +1015,11 @@ async function fastLaneResult(
   } catch (error) {
     // An upstream's own error, on a URL that relays it as such (the caller answers it).
     if (error instanceof UpstreamRpcError) throw error;
-    return toolError(error);
+    return toolError(error, lane.ctx);
   }
+}
+
+/** The actions' context for an MCP request; the logger takes what an error result may not say. */
+function callContext(c: McpContext, principal: Principal): ActionContext {
+  return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now"), logger: c.get("deps").logger };
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { AppError, INTERNAL_MESSAGE } from "../errors";
+import { memoryLogger } from "../logger";
 import { answerWithResult, fastLaneCall, fastLaneResultJson, toolError } from "./fast-lane";
 
 const META = {
@@ -164,7 +166,16 @@ describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the
     expect(object.result.content).toEqual([]);
   });
 
-  it("reports a thrown error as the SDK does: an error result with its message", () => {
-    expect(toolError(new Error("boom"))).toEqual({ content: [{ type: "text", text: "boom" }], isError: true });
+  it("reports an AppError with its message, and anything else without its detail, which goes to the log", () => {
+    const logger = memoryLogger();
+    const ctx = { requestId: "req_1", logger };
+    expect(toolError(new AppError("not_found", "Skill x was not found."), ctx)).toEqual({
+      content: [{ type: "text", text: "Skill x was not found." }],
+      isError: true,
+    });
+    const leaked = toolError(new Error('Failed query: insert into "skills" params: skl_1,\u0000'), ctx);
+    expect(leaked.isError).toBe(true);
+    expect(leaked.content[0]?.text).toBe(`${INTERNAL_MESSAGE} (request id req_1)`);
+    expect(logger.entries).toEqual([expect.objectContaining({ level: "error", requestId: "req_1" })]);
   });
 });

@@ -1,3 +1,7 @@
+import { AppError, publicError } from "../errors";
+import { describeError } from "../http/errors";
+import type { ActionContext } from "../services/context";
+
 /**
  * The fast lane: a `tools/call` in its plainest form, on the stateless 2026-07-28 revision or from a
  * 2025-era client (served statelessly), is answered without building the SDK's per-request server
@@ -217,7 +221,18 @@ export const LEGACY_STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 export const legacyEvent = (answerJson: string) => `event: message\ndata: ${answerJson}\n\n`;
 
-/** A thrown error as the SDK reports it from a tool: an error result with the message. */
-export function toolError(error: unknown): { content: { type: "text"; text: string }[]; isError: true } {
-  return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
+/**
+ * A thrown error as a tool result. An `AppError` says what was wrong; anything else (a driver
+ * error quoting SQL and parameters, a bug) says only that it failed, with the request id, and
+ * its detail goes to the log.
+ */
+export function toolError(
+  error: unknown,
+  ctx: Pick<ActionContext, "requestId" | "logger">,
+): { content: { type: "text"; text: string }[]; isError: true } {
+  if (!(error instanceof AppError))
+    ctx.logger?.log("error", "tool call failed", { requestId: ctx.requestId, error: describeError(error) });
+  const shown = publicError(error);
+  const text = shown.code === "internal" ? `${shown.message} (request id ${ctx.requestId})` : shown.message;
+  return { content: [{ type: "text", text }], isError: true };
 }

@@ -2,7 +2,7 @@ import { type CallToolResult, type RelatedNotification, UpstreamRpcError } from 
 import { inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
-import { AppError, ERROR_CODES } from "../errors";
+import { AppError, ERROR_CODES, publicError } from "../errors";
 import type { ProxiedTool } from "../services/mcp/proxied";
 import { envelopeOf, SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
 
@@ -25,6 +25,8 @@ export interface RelayOptions {
   askRoots: boolean;
   passInputRequests: boolean;
   report(outcome: ToolOutcome): void;
+  /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
+  onInternal(error: unknown): void;
   call(tool: ProxiedTool, args: Record<string, unknown> | undefined, extra: RelayCallExtra): Promise<CallToolResult>;
   relay(method: string, params: Record<string, unknown>, extra: RelayExtra): Promise<Record<string, unknown>>;
 }
@@ -38,11 +40,15 @@ export interface RelayExtra {
 
 export type RelayCallExtra = UpstreamCallExtra & Omit<RelayExtra, "signal">;
 
-/** An error as the client reads it: the upstream's own code and message, or Loadout's refusal. */
-function relayedError(error: unknown): unknown {
+/**
+ * An error as the client reads it: the upstream's own code and message, Loadout's refusal, or for
+ * anything else only that it failed (the endpoint's log has the detail; no driver message leaves).
+ */
+function relayedError(error: unknown, options: Pick<RelayOptions, "onInternal">): ProtocolError {
   if (error instanceof UpstreamRpcError) return new ProtocolError(error.code, error.message, error.data);
-  if (error instanceof AppError) return new ProtocolError(ERROR_CODES[error.code].jsonRpc, error.message);
-  return error;
+  const shown = publicError(error);
+  if (!(error instanceof AppError)) options.onInternal(error);
+  return new ProtocolError(ERROR_CODES[shown.code].jsonRpc, shown.message);
 }
 
 /**
@@ -82,7 +88,7 @@ export function buildRelayServer(options: RelayOptions): Server {
         ...streamed(ctx),
       });
     } catch (error) {
-      throw relayedError(error);
+      throw relayedError(error, options);
     }
     if ((result as { resultType?: unknown }).resultType === "input_required") return result as never;
     options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
@@ -100,7 +106,7 @@ export function buildRelayServer(options: RelayOptions): Server {
       try {
         return (await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) })) as never;
       } catch (error) {
-        throw relayedError(error);
+        throw relayedError(error, options);
       }
     });
   }

@@ -13,6 +13,7 @@ import type { ProxiedTool } from "../services/mcp/proxied";
 import { createSkill } from "../services/skills/create";
 import { findSkill, manifestWithContent, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
+import { toolError } from "./fast-lane";
 import { registrySkillSource } from "./skills-source";
 import {
   FETCH_TOOL_ANNOTATIONS,
@@ -40,12 +41,12 @@ const text = (value: string, structured?: Record<string, unknown>): ToolResult =
 });
 const failure = (message: string): ToolResult => ({ content: [{ type: "text", text: message }], isError: true });
 
-function fromError(error: unknown): ToolResult {
+function fromError(error: unknown, ctx: ActionContext): ToolResult {
   if (error instanceof AppError) {
     const details = error.details?.map((d) => `- ${d.path}${d.line ? ` line ${d.line}` : ""}: ${d.message}`).join("\n");
     return failure(details ? `${error.message}\n${details}` : error.message);
   }
-  throw error;
+  return toolError(error, ctx);
 }
 
 /** Builds the MCP server for one request: the tools this session may use, and the instructions. */
@@ -328,7 +329,7 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
             },
           );
         } catch (error) {
-          return fromError(error);
+          return fromError(error, ctx);
         }
       },
     );
@@ -433,7 +434,7 @@ export async function callSkillsTool(
     if (shared) session.caches?.content.set(memoKey, result, 2 * (chunk.length + note.length) + 1024);
     return result;
   } catch (error) {
-    return fromError(error);
+    return fromError(error, ctx);
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FileText, Line, Text } from "../schemas/common";
 
 /**
  * A tool input schema built once per process, whose JSON Schema is converted once per target.
@@ -27,9 +28,8 @@ function memoized<T extends z.ZodObject>(schema: T): T {
 /** One schema per operation: the MCP tools' inputs (and so their JSON Schemas in tools/list). */
 const SkillsToolInputShape = {
   action: z.enum(["list", "get"]).describe('"list" every active skill and persona, or "get" one'),
-  name: z.string().max(200).optional().describe("For get: the item's name, or \"<team>/<name>\" for a team's item"),
-  path: z
-    .string()
+  name: Line().max(200).optional().describe("For get: the item's name, or \"<team>/<name>\" for a team's item"),
+  path: Line()
     .max(1024)
     .optional()
     .describe("For get: a file of the skill other than its SKILL.md, such as references/checklist.md"),
@@ -43,18 +43,14 @@ const SkillsToolInputShape = {
 
 const SkillEditToolInputShape = {
   action: z.enum(["create", "edit"]).describe('"create" a new item, or "edit" one'),
-  name: z
-    .string()
+  name: Line()
     .max(200)
     .describe("The item's name (lowercase letters, digits, hyphens), or \"<team>/<name>\" for a team's item"),
   kind: z.enum(["skill", "persona"]).optional().describe("For create: a skill (default) or a persona"),
-  description: z
-    .string()
-    .optional()
-    .describe("What it does and when to use it (1–1024 characters); required to create"),
-  instructions: z.string().optional().describe("The Markdown body; required to create"),
+  description: Text().optional().describe("What it does and when to use it (1–1024 characters); required to create"),
+  instructions: Text().optional().describe("The Markdown body; required to create"),
   files: z
-    .record(z.string(), z.string().nullable())
+    .record(Line(), FileText().nullable())
     .optional()
     .describe("Other files by relative path, as text; a path mapped to null is removed"),
   state: z.enum(["active", "disabled"]).optional().describe("For edit: switch the item on or off"),
@@ -81,10 +77,10 @@ export const SKILL_EDIT_TOOL_ANNOTATIONS = {
 
 /** ChatGPT's connector shapes (outside developer mode it only calls tools named search and fetch). */
 const SearchToolInputShape = {
-  query: z.string().max(500).describe("What to look for in your skills and personas"),
+  query: Line().max(500).describe("What to look for in your skills and personas"),
 };
 const FetchToolInputShape = {
-  id: z.string().max(200).describe("An id from search results"),
+  id: Line().max(200).describe("An id from search results"),
 };
 export const SEARCH_TOOL_ANNOTATIONS = {
   title: "Search skills",

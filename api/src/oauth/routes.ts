@@ -1,13 +1,16 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
-import { OAUTH_SCOPES } from "../domain/oauth/lifetimes";
+import { AUTHORIZATION_REQUEST_SECONDS, OAUTH_SCOPES } from "../domain/oauth/lifetimes";
+import { textProblem } from "../domain/text";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin } from "../http/origin";
 import { RegisterClientInput } from "../schemas/oauth";
 import type { AnonymousContext } from "../services/context";
 import { startAuthorization } from "../services/oauth/authorize";
+import { browserBinding } from "../services/oauth/browser-binding";
 import { registerClient } from "../services/oauth/clients";
 import type { OAuthDeps } from "../services/oauth/deps";
 import { revokeOAuthToken } from "../services/oauth/revoke";
@@ -18,6 +21,8 @@ import { OAuthError } from "./errors";
 /** OAuth requests are a few form fields or a small JSON document. */
 const OAUTH_BODY_LIMIT = 16 * 1024;
 export const CONSENT_PATH = "/consent/";
+/** Set by /oauth/authorize in the browser that started a request (see services/oauth/browser-binding.ts). */
+export const OAUTH_BROWSER_COOKIE = "lo_oauth_browser";
 
 /*
  * Loadout's OAuth 2.1 authorization server, written here rather than taken from a library: the
@@ -93,9 +98,17 @@ export function registerOAuth(app: OpenAPIHono<AppEnv>) {
   );
 
   app.get("/oauth/authorize", async (c) => {
+    const params = c.req.query();
+    try {
+      refuseBadText(params);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      c.header("Cache-Control", "no-store");
+      return c.html(errorPage(error), 400);
+    }
     const outcome = await startAuthorization({
       ctx: anonymous(c),
-      params: c.req.query(),
+      params,
       issuer: requestOrigin(c),
       deps: deps(c),
       address: c.get("deps").clientAddress?.(c) ?? null,
@@ -106,6 +119,15 @@ export function registerOAuth(app: OpenAPIHono<AppEnv>) {
       return c.html(errorPage(outcome.error), outcome.error.status === 429 ? 429 : 400);
     }
     if (outcome.kind === "redirect") return c.redirect(outcome.location, 302);
+    // Binds the request to this browser: only it may read and answer the consent. The cookie
+    // goes only to that request's consent routes, so several pending requests (tabs) coexist.
+    setCookie(c, OAUTH_BROWSER_COOKIE, browserBinding(c.get("deps").secretKey, outcome.id), {
+      path: `/v1/oauth/requests/${outcome.id}`,
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: c.get("deps").secureCookies,
+      maxAge: AUTHORIZATION_REQUEST_SECONDS,
+    });
     return c.redirect(`${CONSENT_PATH}?request=${encodeURIComponent(outcome.id)}`, 302);
   });
 
@@ -178,5 +200,17 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
     }
     form.client_id = id;
   }
+  refuseBadText(form);
   return form;
+}
+
+/**
+ * The text rule of every other input (domain/text.ts), for OAuth's own parameters: a NUL would
+ * otherwise reach a query as a client id or a token, which Postgres refuses.
+ */
+function refuseBadText(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) throw new OAuthError("invalid_request", `Parameter ${textProblem(name) ? "name" : name} ${problem}.`);
+  }
 }

@@ -1,20 +1,21 @@
 import { z } from "@hono/zod-openapi";
-import { Timestamp } from "./common";
+import { Line, Timestamp } from "./common";
 
-export const Email = z
-  .string({ error: "email is required" })
+export const Email = Line({ error: "email is required" })
   .trim()
   .max(254, "email is too long (254 characters at most)")
   .pipe(z.email({ error: "email must be an address such as ada@example.com" }))
   .openapi({ example: "ada@example.com" });
 
-const NewPassword = z
-  .string({ error: "password is required" })
+// A new password may hold any visible character and spaces; control characters are refused like
+// every other text field's: no keyboard types them, so one pasted in is a password its owner
+// could not type again at sign-in.
+const NewPassword = Line({ error: "password is required" })
   .min(10, "password must have at least 10 characters")
   .max(1024, "password must have at most 1024 characters")
   .openapi({ example: "correct horse battery staple" });
 
-const Name = z.string().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
+const Name = Line().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
 
 export const SignUpInput = z
   .strictObject({ email: Email, password: NewPassword, name: Name.optional() })
@@ -31,7 +32,7 @@ export type LogInInput = z.infer<typeof LogInInput>;
 
 export const SetupInput = z
   .strictObject({
-    token: z.string({ error: "token is required: open the setup link printed at start" }).min(1).max(200),
+    token: Line({ error: "token is required: open the setup link printed at start" }).min(1).max(200),
     email: Email,
     password: NewPassword,
     name: Name.optional(),

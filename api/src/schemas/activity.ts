@@ -1,26 +1,23 @@
 import { z } from "@hono/zod-openapi";
 import { OUTCOMES } from "../domain/activity/outcomes";
-import { Timestamp } from "./common";
+import { Line, Timestamp } from "./common";
 
-const When = z
-  .string()
+const When = Line()
   .refine((v) => !Number.isNaN(Date.parse(v)), "use an ISO 8601 time such as 2026-11-29T12:00:00Z")
   .optional();
 
 export const ActivityQuery = z
   .strictObject({
-    actor: z
-      .string()
+    actor: Line()
       .min(1)
       .max(254)
       .optional()
       .openapi({ description: "Only events by this user: a user id (`usr_…`) or an email." }),
-    item: z.string().min(1).max(300).optional().openapi({
+    item: Line().min(1).max(300).optional().openapi({
       description:
         "Only events about this item: a skill's or persona's name (`acme/review` for a call naming a team's), a server's slug, a member's or invitee's email, the tool of a call that names no item, or the target's id.",
     }),
-    kind: z
-      .string()
+    kind: Line()
       .regex(/^[a-z_]{1,32}$/, "kind is `call`, `change`, or an entity such as skill, server, member, invite, token")
       .optional()
       .openapi({
@@ -35,7 +32,7 @@ export const ActivityQuery = z
       .min(1, "limit must be between 1 and 200")
       .max(200, "limit must be between 1 and 200")
       .default(50),
-    cursor: z.string().max(2048).optional().openapi({ description: "`nextCursor` of the previous page." }),
+    cursor: Line().max(2048).optional().openapi({ description: "`nextCursor` of the previous page." }),
   })
   .openapi("ActivityQuery");
 export type ActivityQuery = z.infer<typeof ActivityQuery>;

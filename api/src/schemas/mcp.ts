@@ -1,17 +1,15 @@
 import { z } from "@hono/zod-openapi";
-import { Timestamp } from "./common";
+import { Line, Timestamp } from "./common";
 
 export const McpMode = z.enum(["agent", "plan", "goal"]);
 
 export const CreateEndpointInput = z
   .strictObject({
-    name: z
-      .string({ error: "name is required" })
+    name: Line({ error: "name is required" })
       .trim()
       .min(1, "name is required")
       .max(64, "name must have at most 64 characters"),
-    project: z
-      .string()
+    project: Line()
       .trim()
       .min(1)
       .max(1024)
@@ -59,8 +57,7 @@ export const ConnectionSchema = z
   .openapi("Connection");
 
 export const EndpointParam = z.object({
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" } }),

@@ -1,32 +1,31 @@
 import { z } from "@hono/zod-openapi";
-import { NullableTimestamp, Timestamp } from "./common";
+import { Line, NullableTimestamp, Timestamp } from "./common";
 
 /** RFC 7591 registration request. Unknown members are ignored, as the RFC asks. */
 export const RegisterClientInput = z.object({
-  redirect_uris: z.array(z.string().max(2000)).min(1, "redirect_uris needs at least one URI").max(10),
-  client_name: z.string().trim().min(1).max(200).optional(),
-  client_uri: z.string().max(2000).optional(),
-  logo_uri: z.string().max(2000).optional(),
+  redirect_uris: z.array(Line().max(2000)).min(1, "redirect_uris needs at least one URI").max(10),
+  client_name: Line().trim().min(1).max(200).optional(),
+  client_uri: Line().max(2000).optional(),
+  logo_uri: Line().max(2000).optional(),
   application_type: z.enum(["web", "native"]).optional(),
-  token_endpoint_auth_method: z.string().max(100).optional(),
-  grant_types: z.array(z.string().max(100)).max(10).optional(),
-  response_types: z.array(z.string().max(100)).max(10).optional(),
-  scope: z.string().max(1000).optional(),
+  token_endpoint_auth_method: Line().max(100).optional(),
+  grant_types: z.array(Line().max(100)).max(10).optional(),
+  response_types: z.array(Line().max(100)).max(10).optional(),
+  scope: Line().max(1000).optional(),
 });
 export type RegisterClientInput = z.infer<typeof RegisterClientInput>;
 
 /** A client ID metadata document: the same members, plus the `client_id` that must equal its URL. */
 export const ClientMetadataDocument = RegisterClientInput.extend({
-  client_id: z.string().max(2000),
-  client_name: z.string().trim().min(1).max(200),
+  client_id: Line().max(2000),
+  client_name: Line().trim().min(1).max(200),
 });
 export type ClientMetadataDocument = z.infer<typeof ClientMetadataDocument>;
 
 const Mode = z.enum(["agent", "plan", "goal"]);
 
 export const AuthorizationIdParam = z.object({
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" }, example: "oaz_01jd…" }),
@@ -65,15 +64,13 @@ export type AuthorizationRequestView = z.infer<typeof AuthorizationRequestView>;
 export const AuthorizationDecisionInput = z
   .strictObject({
     approve: z.boolean({ error: "approve is required: true to allow, false to deny" }),
-    workspace: z
-      .string()
+    workspace: Line()
       .min(1)
       .max(64)
       .nullable()
       .optional()
       .openapi({ description: "Narrow the connection to one workspace (its slug); omit or null for all of yours." }),
-    project: z
-      .string()
+    project: Line()
       .trim()
       .max(1024)
       .nullable()
@@ -109,8 +106,7 @@ export const ConnectedAppSchema = z
 export type ConnectedAppView = z.infer<typeof ConnectedAppSchema>;
 
 export const ConnectedAppIdParam = z.object({
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" }, example: "ogr_01jd…" }),

@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { NullableTimestamp, Timestamp, WorkspaceParam } from "./common";
+import { Line, NullableTimestamp, Text, Timestamp, WorkspaceParam } from "./common";
 import { ScopeSchema } from "./skills";
 
 export const ImportServersInput = z
   .strictObject({
-    text: z
-      .string({ error: "text is required: paste an mcpServers block" })
+    text: Text({ error: "text is required: paste an mcpServers block" })
       .min(1, "text is empty")
       .max(256 * 1024),
   })
@@ -25,7 +24,7 @@ export const ServerSchema = z
     transport: z.enum(["streamable-http", "sse"]),
     headers: z
       .record(z.string(), z.string())
-      .openapi({ description: "Header names with masked values; secrets are never returned." }),
+      .openapi({ description: 'Header names, each with "(set)": no character of a value is ever returned.' }),
     placeholders: z.array(z.object({ header: z.string(), placeholder: z.string() })).openapi({
       description:
         "Headers whose value is still a placeholder from the paste (such as <YOUR_API_KEY>): enter the real value.",
@@ -63,12 +62,12 @@ export const ImportServersResult = z
 export const UpdateServerInput = z
   .strictObject({
     revision: z.number({ error: "revision is required: send the revision you are editing" }).int().min(1),
-    label: z.string().trim().min(1).max(100).optional(),
-    description: z.string().max(1024).optional(),
-    url: z.string().max(2048).optional(),
+    label: Line().trim().min(1).max(100).optional(),
+    description: Text().max(1024).optional(),
+    url: Line().max(2048).optional(),
     transport: z.enum(["streamable-http", "sse"]).optional(),
     headers: z
-      .record(z.string().min(1).max(200), z.string().max(8192).nullable())
+      .record(Line().min(1).max(200), Line().max(8192).nullable())
       .optional()
       .openapi({ description: "Headers to set; a name mapped to null is removed. Values are stored sealed." }),
     enabled: z.boolean().optional(),
@@ -79,8 +78,7 @@ export const UpdateServerInput = z
 export type UpdateServerInput = z.infer<typeof UpdateServerInput>;
 
 export const ServerParams = WorkspaceParam.extend({
-  slug: z
-    .string()
+  slug: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "slug", in: "path" }, example: "github" }),
@@ -132,7 +130,7 @@ export type ServerToolsView = z.infer<typeof ServerToolsResult>;
 export const UpdateServerToolInput = z
   .strictObject({
     enabled: z.boolean().optional(),
-    planSafeActions: z.array(z.string().min(1).max(200)).max(64).optional().openapi({
+    planSafeActions: z.array(Line().min(1).max(200)).max(64).optional().openapi({
       description: 'Exact values of the tool\'s action enum, or ["*"] for a tool without one; [] for none.',
     }),
   })
@@ -142,7 +140,7 @@ export type UpdateServerToolInput = z.infer<typeof UpdateServerToolInput>;
 export const ApproveServerToolsInput = z
   .strictObject({
     tools: z
-      .array(z.string().min(1).max(200))
+      .array(Line().min(1).max(200))
       .max(64)
       .optional()
       .openapi({ description: "The tools to approve as they are now; absent approves every new or changed tool." }),
@@ -150,8 +148,7 @@ export const ApproveServerToolsInput = z
   .openapi("ApproveServerToolsInput");
 
 export const ServerToolParams = ServerParams.extend({
-  tool: z
-    .string()
+  tool: Line()
     .min(1)
     .max(200)
     .openapi({ param: { name: "tool", in: "path" }, example: "search_issues" }),

@@ -1,40 +1,39 @@
 import { z } from "@hono/zod-openapi";
 import { SKILL_KINDS } from "@loadout/db";
-import { Timestamp, WorkspaceParam } from "./common";
+import { pathProblem } from "../domain/skills/paths";
+import { FileText, Line, Text, Timestamp, WorkspaceParam } from "./common";
 
 export const SkillKind = z.enum(SKILL_KINDS).openapi({ description: "A skill (SKILL.md) or a persona (PERSONA.md)." });
 
-export const SkillName = z
-  .string({ error: "name is required" })
+export const SkillName = Line({ error: "name is required" })
   .min(1, "name is required")
   .max(64, "name must have at most 64 characters")
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "name must be lowercase letters, digits and single hyphens, like code-review")
   .openapi({ example: "code-review" });
 
 const codePoints = (s: string) => [...s].length;
-export const Description = z
-  .string({ error: "description is required" })
+export const Description = Text({ error: "description is required" })
   .refine((s) => s.trim().length > 0, "description is required: say what the skill does and when to use it")
   .refine((s) => codePoints(s) <= 1024, "description must have at most 1024 characters")
   .openapi({ example: "Reviews a diff for bugs, security issues and style; use when asked to review code." });
 
-export const Instructions = z
-  .string({ error: "instructions must be Markdown text" })
-  .openapi({ example: "# Code review\n\nRead the diff…" });
+export const Instructions = Text({ error: "instructions must be Markdown text" }).openapi({
+  example: "# Code review\n\nRead the diff…",
+});
 
 export const ScopeSchema = z
   .strictObject({
     mode: z.enum(["global", "projects"], { error: 'scope.mode must be "global" or "projects"' }),
     projects: z
-      .array(z.string().min(1).max(1024), { error: "scope.projects must be a list of paths" })
+      .array(Line().min(1).max(1024), { error: "scope.projects must be a list of paths" })
       .max(100, "at most 100 projects"),
   })
   .openapi("Scope", { example: { mode: "projects", projects: ["/home/ada/code/mono"] } });
 
 export const FileInput = z
   .strictObject({
-    content: z.string().optional().openapi({ description: "The file as UTF-8 text." }),
-    contentBase64: z.string().optional().openapi({ description: "The file's bytes, base64-encoded (binary files)." }),
+    content: FileText().optional().openapi({ description: "The file as UTF-8 text." }),
+    contentBase64: Line().optional().openapi({ description: "The file's bytes, base64-encoded (binary files)." }),
   })
   .refine(
     (f) => (f.content === undefined) !== (f.contentBase64 === undefined),
@@ -43,7 +42,18 @@ export const FileInput = z
   .openapi("FileInput");
 export type FileInput = z.infer<typeof FileInput>;
 
-const FilePath = z.string().min(1).max(1024).openapi({ example: "references/checklist.md" });
+/**
+ * A file's path in a body. Its rules (domain/skills/paths.ts) run when the content is prepared,
+ * before anything is stored or queried, where the problem can name the file rather than
+ * `files.0.path`, with the very messages an archive's entries get.
+ */
+const FilePath = z.string().max(1024).openapi({ example: "references/checklist.md" });
+
+/** A file's path in a query, read before any content is prepared: the same rule, here. */
+const QueryFilePath = FilePath.check((ctx) => {
+  const problem = pathProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
 
 export const CreateSkillInput = z
   .strictObject({
@@ -52,7 +62,7 @@ export const CreateSkillInput = z
     description: Description,
     instructions: Instructions,
     files: z
-      .array(z.strictObject({ path: FilePath, content: z.string().optional(), contentBase64: z.string().optional() }))
+      .array(z.strictObject({ path: FilePath, content: FileText().optional(), contentBase64: Line().optional() }))
       .max(512, "a skill holds at most 512 files")
       .optional(),
     enabled: z.boolean().optional(),
@@ -64,9 +74,7 @@ export type CreateSkillInput = z.infer<typeof CreateSkillInput>;
 export const ImportSkillInput = z
   .strictObject({
     kind: SkillKind.optional(),
-    text: z
-      .string({ error: "text is required: paste the whole SKILL.md, frontmatter included" })
-      .min(1, "text is empty"),
+    text: Text({ error: "text is required: paste the whole SKILL.md, frontmatter included" }).min(1, "text is empty"),
     enabled: z.boolean().optional(),
     scope: ScopeSchema.optional(),
   })
@@ -93,16 +101,15 @@ export const RestoreInput = z.strictObject({ revision: z.number().int().min(1) }
 export const ListSkillsQuery = z.object({
   kind: SkillKind.optional(),
   state: z.enum(["off", "projects", "global"]).optional(),
-  project: z.string().min(1).max(1024).optional().openapi({ description: "Only items active in this project path." }),
-  q: z.string().max(200).optional().openapi({ description: "Search names and descriptions." }),
+  project: Line().min(1).max(1024).optional().openapi({ description: "Only items active in this project path." }),
+  q: Line().max(200).optional().openapi({ description: "Search names and descriptions." }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(2048).optional(),
+  cursor: Line().max(2048).optional(),
 });
 export type ListSkillsQuery = z.infer<typeof ListSkillsQuery>;
 
 export const SkillParams = WorkspaceParam.extend({
-  name: z
-    .string()
+  name: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "name", in: "path" }, example: "code-review" }),
@@ -114,7 +121,7 @@ export const VersionParams = SkillParams.extend({
     .min(1)
     .openapi({ param: { name: "version", in: "path" }, example: 1 }),
 });
-export const FileQuery = z.object({ path: FilePath.openapi({ param: { name: "path", in: "query" } }) });
+export const FileQuery = z.object({ path: QueryFilePath.openapi({ param: { name: "path", in: "query" } }) });
 export const RevisionQuery = z.object({
   revision: z.coerce
     .number()
@@ -185,11 +192,10 @@ export const ProjectSchema = z
   .object({ id: z.string(), path: z.string(), source: z.enum(["user", "session"]), createdAt: Timestamp })
   .openapi("Project");
 export const AddProjectInput = z
-  .strictObject({ path: z.string().trim().min(1, "path is required").max(1024) })
+  .strictObject({ path: Line().trim().min(1, "path is required").max(1024) })
   .openapi("AddProjectInput");
 export const ProjectParams = WorkspaceParam.extend({
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" } }),

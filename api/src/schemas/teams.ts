@@ -1,19 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { ROLES } from "@loadout/db";
 import { Email } from "./accounts";
-import { NullableTimestamp, Timestamp } from "./common";
+import { Line, NullableTimestamp, Timestamp } from "./common";
 import { WorkspaceSchema } from "./workspaces";
 
 const Role = z.enum(ROLES, { error: `role must be one of: ${ROLES.join(", ")}` });
 
 export const MemberParams = z.object({
-  ws: z
-    .string()
+  ws: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "ws", in: "path" }, description: "A team's slug.", example: "acme" }),
-  user: z
-    .string()
+  user: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "user", in: "path" }, description: "The member's user id.", example: "usr_01j…" }),
@@ -21,8 +19,7 @@ export const MemberParams = z.object({
 
 export const InviteParams = z.object({
   ws: MemberParams.shape.ws,
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" }, description: "The invite's id.", example: "inv_01j…" }),
@@ -46,8 +43,7 @@ export type ChangeRoleInput = z.infer<typeof ChangeRoleInput>;
 
 export const TransferInput = z
   .strictObject({
-    userId: z
-      .string({ error: "userId is required: the member who becomes an owner" })
+    userId: Line({ error: "userId is required: the member who becomes an owner" })
       .min(1, "userId is required: the member who becomes an owner")
       .max(64),
   })
@@ -97,8 +93,7 @@ export const CreatedInvite = z
 
 export const InviteTokenInput = z
   .strictObject({
-    token: z
-      .string({ error: "token is required: the secret after #token= in the invite link" })
+    token: Line({ error: "token is required: the secret after #token= in the invite link" })
       .trim()
       .min(1, "token is required: the secret after #token= in the invite link")
       .max(200, "token is too long: copy the invite link again"),

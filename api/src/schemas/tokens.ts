@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { SCOPES } from "../domain/scopes";
-import { NullableTimestamp, Timestamp } from "./common";
+import { Line, NullableTimestamp, Timestamp } from "./common";
 
 export const CreateTokenInput = z
   .strictObject({
-    name: z
-      .string({ error: "name is required" })
+    name: Line({ error: "name is required" })
       .trim()
       .min(1, "name is required")
       .max(64, "name must have at most 64 characters"),
@@ -22,8 +21,7 @@ export const CreateTokenInput = z
       .max(365, "expiresInDays must be between 1 and 365")
       .optional()
       .openapi({ description: "Days until the token expires; omit for a token that does not expire." }),
-    workspace: z
-      .string()
+    workspace: Line()
       .min(1)
       .max(64)
       .optional()
@@ -56,8 +54,7 @@ export const CreatedToken = z
   .openapi("CreatedToken");
 
 export const TokenIdParam = z.object({
-  id: z
-    .string()
+  id: Line()
     .min(1)
     .max(64)
     .openapi({ param: { name: "id", in: "path" }, example: "tok_01jd…" }),

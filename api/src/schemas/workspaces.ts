@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ROLES } from "@loadout/db";
 import { slugProblem } from "../domain/names";
-import { Timestamp } from "./common";
+import { Line, Timestamp } from "./common";
 
-export const Slug = z
-  .string({ error: "slug is required" })
+export const Slug = Line({ error: "slug is required" })
   .superRefine((value, ctx) => {
     const problem = slugProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: `slug "${value}" is not valid: ${problem}` });
@@ -14,8 +13,7 @@ export const Slug = z
 export const CreateWorkspaceInput = z
   .strictObject({
     slug: Slug,
-    name: z
-      .string({ error: "name is required" })
+    name: Line({ error: "name is required" })
       .trim()
       .min(1, "name is required")
       .max(100, "name must have at most 100 characters"),

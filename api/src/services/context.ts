@@ -1,5 +1,6 @@
 import type { Database } from "@loadout/db";
 import type { Scope } from "../domain/scopes";
+import type { Logger } from "../logger";
 
 export type Principal =
   | { kind: "session"; userId: string; sessionId: string; scopes: readonly Scope[]; workspaceId: null }
@@ -13,6 +14,8 @@ export interface ActionContext {
   principal: Principal;
   requestId: string;
   now: Date;
+  /** Where a transport logs what it may not tell the caller (an unexpected error's detail). */
+  logger?: Logger;
 }
 
 /** For actions that run before anyone is signed in (sign-up, log-in, setup). */

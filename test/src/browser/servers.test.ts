@@ -139,15 +139,14 @@ describe("servers in the console", () => {
     expect(await skipped.textContent()).toContain("local-files");
     expect(await skipped.textContent()).toContain("stdio servers cannot run in a hosted service");
 
-    // The placeholder gets its real value through a password field; it is stored, and shown masked only.
+    // The placeholder gets its real value through a password field; it is stored, and shown only as set.
     const secret = imported.getByLabel("New value for Authorization");
     expect(await secret.getAttribute("type")).toBe("password");
     await secret.fill(`Bearer ${SECRET}`);
     await imported.getByRole("button", { name: "Save secrets" }).click();
     await imported.getByText("Secrets saved.").waitFor();
     const saved = await stored("everything");
-    expect(saved.headers.Authorization).toMatch(/^Bear…\(\d+ chars\)$/);
-    expect(saved.headers.Authorization).toBe(`Bear…(${`Bearer ${SECRET}`.length} chars)`);
+    expect(saved.headers.Authorization).toBe("(set)");
 
     await dialog.getByRole("button", { name: "Done" }).click();
     await dialog.waitFor({ state: "detached" });

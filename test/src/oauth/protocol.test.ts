@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { maybeSweepOAuth } from "@loadout/api/services/oauth/sweep";
 import { bearer, createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
 import { oauthAuthorizations, oauthClients, oauthGrants, oauthTokens } from "@loadout/db";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ISSUER = "http://localhost";
@@ -60,6 +61,16 @@ async function requestAuthorization(clientId: string, params: Record<string, str
   return { res, verifier };
 }
 
+/** The browser-binding cookie /oauth/authorize set, added to the user's session cookies. */
+function inBrowserOf(res: Response): { headers: { cookie: string } } {
+  const binding = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] ?? "")
+    .find((c) => c.startsWith("lo_oauth_browser="));
+  expect(binding, "/oauth/authorize sets the browser-binding cookie").toBeDefined();
+  return { headers: { cookie: `${user.cookie}; ${binding}` } };
+}
+
 /** authorize → consent (as the signed-in user, through the REST API the console page uses) → the redirect. */
 async function authorize(
   clientId: string,
@@ -81,9 +92,10 @@ async function authorize(
   const consent = new URL(res.headers.get("location") ?? "", ISSUER);
   expect(consent.pathname).toBe("/consent/");
   const id = consent.searchParams.get("request") ?? "";
-  const view = await user.request(`/v1/oauth/requests/${id}`);
+  const view = await user.request(`/v1/oauth/requests/${id}`, inBrowserOf(res));
   expect(view.status).toBe(200);
   const decided = await user.request(`/v1/oauth/requests/${id}/decision`, {
+    ...inBrowserOf(res),
     method: "POST",
     body: { approve: options.approve ?? true, ...options.decision },
   });
@@ -441,7 +453,43 @@ describe("pins and resources", () => {
       bearer(admin.secret, { method: "POST", body: { approve: true } }),
     );
     expect(decided.status).toBe(403);
-    expect((await user.request(`/v1/oauth/requests/${id}`)).status).toBe(200);
+    expect((await user.request(`/v1/oauth/requests/${id}`, inBrowserOf(res))).status).toBe(200);
+  });
+
+  it("lets only the browser that started a request read and answer it (issue 21, item 8)", async () => {
+    const clientId = String((await register()).body.client_id);
+    const { res } = await requestAuthorization(clientId);
+    const id = new URL(res.headers.get("location") ?? "", ISSUER).searchParams.get("request");
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("lo_oauth_browser=")) ?? "";
+    expect(cookie).toMatch(new RegExp(`Path=/v1/oauth/requests/${id}(;|$)`));
+    expect(cookie).toMatch(/HttpOnly/);
+    // A stranger who was sent the consent link: signed in, but without the cookie, or with
+    // the cookie of a request of their own.
+    const stranger = await TestUser.signUp(t.app, `stranger-${Date.now()}@example.com`);
+    const own = await requestAuthorization(clientId);
+    const ownBinding = own.res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("lo_oauth_browser="))
+      ?.split(";")[0];
+    const attempts: Record<string, string>[] = [{}, { cookie: `${stranger.cookie}; ${ownBinding}` }];
+    for (const headers of attempts) {
+      const read = await stranger.request(`/v1/oauth/requests/${id}`, { headers });
+      expect(read.status).toBe(403);
+      expect(((await read.json()) as { error: { message: string } }).error.message).toMatch(/another browser/);
+      const decided = await stranger.request(`/v1/oauth/requests/${id}/decision`, {
+        headers,
+        method: "POST",
+        body: { approve: true },
+      });
+      expect(decided.status).toBe(403);
+    }
+    // Nothing was decided: the browser that started it still can.
+    const [row] = await t.database.db
+      .select()
+      .from(oauthAuthorizations)
+      .where(eq(oauthAuthorizations.id, id ?? ""));
+    expect(row?.decidedAt).toBeNull();
+    expect((await user.request(`/v1/oauth/requests/${id}`, inBrowserOf(res))).status).toBe(200);
   });
 });
 

@@ -59,7 +59,13 @@ describe("a configured public URL", () => {
 
     const ok = await t.app.request(`/oauth/authorize?${new URLSearchParams({ ...params, resource: `${PUBLIC}/mcp` })}`);
     const id = new URL(ok.headers.get("location") ?? "", PUBLIC).searchParams.get("request");
+    // The consent is answered in the browser that started it: with the cookie /oauth/authorize set.
+    const binding = ok.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("lo_oauth_browser="))
+      ?.split(";")[0];
     const decided = await user.request(`/v1/oauth/requests/${id}/decision`, {
+      headers: { cookie: `${user.cookie}; ${binding}` },
       method: "POST",
       body: { approve: true },
     });

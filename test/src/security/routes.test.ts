@@ -8,6 +8,7 @@
  */
 import { bearer, createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveRef as resolveSchemaRef } from "../helpers/openapi";
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -54,14 +55,7 @@ function operations(document: Json): Operation[] {
   return out;
 }
 
-function resolveRef(schema: unknown): Json {
-  const s = (schema ?? {}) as Json;
-  if (typeof s.$ref === "string") {
-    const name = s.$ref.split("/").pop() ?? "";
-    return ((doc.components as Json).schemas as Json)[name] as Json;
-  }
-  return s;
-}
+const resolveRef = (schema: unknown) => resolveSchemaRef(doc, schema);
 
 /** A body that passes validation, built from the schema, so that auth and tenancy are what is tested. */
 function sample(schema: unknown): unknown {

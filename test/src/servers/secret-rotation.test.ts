@@ -158,7 +158,7 @@ describe("rotating LOADOUT_SECRET_KEY", () => {
     server = await serve(KEY_B);
     try {
       const listed = await rest(server, "/v1/workspaces/me/servers");
-      expect(listed.body.servers[0].headers.Authorization).toMatch(/^Bear…\(\d+ chars\)$/);
+      expect(listed.body.servers[0].headers.Authorization).toBe("(set)");
       expect(await echo(server, "under B again")).toEqual({ text: "under B again", isError: false });
       expect(upstream.authorizations().at(-1)).toBe(UPSTREAM_SECRET);
     } finally {

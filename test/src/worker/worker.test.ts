@@ -325,7 +325,16 @@ describe("the built Worker in workerd", () => {
     );
     expect(authorize.status).toBe(302);
     const request = new URL(authorize.headers.get("location") ?? "", "http://loadout.test").searchParams.get("request");
-    const decided = await postJson(`/v1/oauth/requests/${request}/decision`, { approve: true }, session);
+    // Answered in the browser that started it: with the cookie /oauth/authorize set there.
+    const binding = authorize.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("lo_oauth_browser="))
+      ?.split(";")[0];
+    const decided = await postJson(
+      `/v1/oauth/requests/${request}/decision`,
+      { approve: true },
+      { ...session, cookie: `${session.cookie}; ${binding}` },
+    );
     expect(decided.status, decided.text).toBe(200);
     const code = new URL(decided.body.redirectTo).searchParams.get("code") ?? "";
     const form = (fields: Record<string, string>) => ({

@@ -151,3 +151,117 @@ describe("readSkillArchive", () => {
     expect(!garbage.ok && garbage.problems[0]?.message).toMatch(/not a readable zip archive/);
   });
 });
+
+/**
+ * A stored (uncompressed) zip written byte by byte, for what zip tools will not write: names
+ * with control characters or in CP437, the same entry twice, `..` and absolute names.
+ */
+function rawZip(entries: { name: string | Uint8Array; text: string; utf8?: boolean }[]): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = typeof e.name === "string" ? new TextEncoder().encode(e.name) : e.name;
+    const data = new TextEncoder().encode(e.text);
+    const flag = e.utf8 === false ? 0 : 0x0800;
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true);
+    local.setUint16(4, 20, true);
+    local.setUint16(6, flag, true);
+    local.setUint32(14, crc32(data), true);
+    local.setUint32(18, data.byteLength, true);
+    local.setUint32(22, data.byteLength, true);
+    local.setUint16(26, name.byteLength, true);
+    const header = new DataView(new ArrayBuffer(46));
+    header.setUint32(0, 0x02014b50, true);
+    header.setUint16(4, 0x031e, true);
+    header.setUint16(6, 20, true);
+    header.setUint16(8, flag, true);
+    header.setUint32(16, crc32(data), true);
+    header.setUint32(20, data.byteLength, true);
+    header.setUint32(24, data.byteLength, true);
+    header.setUint16(28, name.byteLength, true);
+    header.setUint32(38, (0o100644 << 16) >>> 0, true);
+    header.setUint32(42, offset, true);
+    chunks.push(new Uint8Array(local.buffer), name, data);
+    central.push(new Uint8Array(header.buffer), name);
+    offset += 30 + name.byteLength + data.byteLength;
+  }
+  const size = central.reduce((n, c) => n + c.byteLength, 0);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true);
+  end.setUint16(8, entries.length, true);
+  end.setUint16(10, entries.length, true);
+  end.setUint32(12, size, true);
+  end.setUint32(16, offset, true);
+  const all = [...chunks, ...central, new Uint8Array(end.buffer)];
+  const out = new Uint8Array(all.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of all) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+describe("readSkillArchive applies the JSON route's path rules to entry names (issue 21, item 4)", () => {
+  const refused = async (entries: Parameters<typeof rawZip>[0]) => {
+    const result = await readSkillArchive(rawZip(entries), "SKILL.md", LIMITS);
+    expect(result.ok).toBe(false);
+    return result.ok ? [] : result.problems;
+  };
+
+  it("refuses a control character or a NUL in a name, naming the entry as the JSON route would", async () => {
+    expect(
+      await refused([
+        { name: "SKILL.md", text: DOC },
+        { name: "a\u0001b.md", text: "x" },
+      ]),
+    ).toEqual([{ path: "a\u0001b.md", message: expect.stringContaining("the control character U+0001") }]);
+    expect(
+      await refused([
+        { name: "SKILL.md", text: DOC },
+        { name: "nul\u0000.md", text: "x" },
+      ]),
+    ).toEqual([{ path: "nul\u0000.md", message: expect.stringContaining("the control character U+0000") }]);
+  });
+
+  it("refuses the same entry twice instead of keeping the last", async () => {
+    expect(
+      await refused([
+        { name: "SKILL.md", text: DOC },
+        { name: "notes.md", text: "first" },
+        { name: "notes.md", text: "second" },
+      ]),
+    ).toEqual([{ path: "notes.md", message: expect.stringContaining("listed twice") }]);
+  });
+
+  it("refuses .., absolute and drive-letter names with its own messages, not the zip library's", async () => {
+    const problems = await refused([
+      { name: "SKILL.md", text: DOC },
+      { name: "../escape.md", text: "x" },
+      { name: "/etc/passwd", text: "x" },
+      { name: "C:/boot.ini", text: "x" },
+    ]);
+    expect(problems.map((p) => p.path)).toEqual(["../escape.md", "/etc/passwd", "C:/boot.ini"]);
+    expect(problems.map((p) => p.message)).toEqual([
+      expect.stringContaining("without . or .. parts"),
+      expect.stringContaining("the path is absolute"),
+      expect.stringContaining("the path is absolute"),
+    ]);
+    expect(JSON.stringify(problems)).not.toMatch(/Unsafe filename|not a readable zip/);
+  });
+
+  it("refuses a name that is not UTF-8 rather than reading it as CP437", async () => {
+    const problems = await refused([
+      { name: "SKILL.md", text: DOC },
+      { name: Uint8Array.of(0x6e, 0x81, 0x2e, 0x6d, 0x64), text: "x", utf8: false },
+    ]);
+    expect(problems).toEqual([{ path: expect.any(String), message: expect.stringContaining("not UTF-8") }]);
+  });
+
+  it("tells the folder the skill sat in, so its name can be checked against the frontmatter", async () => {
+    const result = await readSkillArchive(rawZip([{ name: "demo/SKILL.md", text: DOC }]), "SKILL.md", LIMITS);
+    expect(result.ok && result.folder).toBe("demo");
+  });
+});

@@ -1,5 +1,8 @@
 import { configure, type FileEntry, Uint8ArrayReader, ZipReader } from "@zip.js/zip.js";
 import { inflateSync } from "fflate";
+import { validateFilePaths } from "./paths";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 // No web workers: the API runs in Node and in Workers isolates, which have none to spare.
 configure({ useWebWorkers: false });
@@ -16,7 +19,8 @@ export interface ArchiveProblem {
 }
 
 export type ArchiveResult =
-  | { ok: true; files: Map<string, Uint8Array> }
+  /** `folder`: the one top-level folder the skill sat in, whose name must be the skill's; null at the root. */
+  | { ok: true; files: Map<string, Uint8Array>; folder: string | null }
   | { ok: false; status: "invalid" | "too_large"; problems: ArchiveProblem[] };
 
 const NESTED_ARCHIVE = /\.(zip|skill|jar|war|tar|tgz|gz|bz2|xz|7z|rar|zst)$/i;
@@ -79,7 +83,9 @@ export async function readSkillArchive(
   let reader: ZipReader<unknown>;
   let entries: Awaited<ReturnType<ZipReader<unknown>["getEntries"]>>;
   try {
-    reader = new ZipReader(new Uint8ArrayReader(bytes));
+    // Names are checked below by the product's own path rules, which name the entry; the
+    // library's check would refuse `..` with a message of its own and no name.
+    reader = new ZipReader(new Uint8ArrayReader(bytes), { filenameValidation: "tolerant" });
     entries = await reader.getEntries();
   } catch (error) {
     return invalid(
@@ -87,8 +93,29 @@ export async function readSkillArchive(
       `This is not a readable zip archive (${(error as Error).message}). Zip the skill's folder and upload the .zip or .skill file.`,
     );
   }
-  const files = entries.filter((e): e is FileEntry => !e.directory && !JUNK.test(e.filename));
   const problems: ArchiveProblem[] = [];
+  const named: { entry: FileEntry; name: string }[] = [];
+  for (const entry of entries) {
+    // UTF-8 or nothing: zip tools that write another encoding (CP437) without saying so would
+    // otherwise store a name other than the one the user gave.
+    let name: string;
+    try {
+      name = utf8.decode(entry.rawFilename);
+    } catch {
+      problems.push({
+        path: entry.filename,
+        message: "has a name that is not UTF-8; zip it again with a current tool",
+      });
+      continue;
+    }
+    if (entry.directory || name.endsWith("/") || JUNK.test(name)) continue;
+    named.push({ entry: entry as FileEntry, name });
+  }
+  // The JSON route's path rules, with its messages, on every entry's name as the archive holds it.
+  problems.push(...validateFilePaths(named.map((n) => n.name)));
+  if (problems.length > 0) return { ok: false, status: "invalid", problems };
+  const files = named.map((n) => n.entry);
+  const nameOf = new Map(named.map((n) => [n.entry, n.name]));
   for (const entry of files) {
     const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
     if (mode === S_IFLNK)
@@ -120,7 +147,7 @@ export async function readSkillArchive(
   }
 
   const prefix = commonFolder(
-    files.map((e) => e.filename),
+    named.map((n) => n.name),
     docName,
   );
   if (prefix === null) {
@@ -131,7 +158,7 @@ export async function readSkillArchive(
   }
   const out = new Map<string, Uint8Array>();
   for (const entry of files) {
-    const path = entry.filename.slice(prefix.length);
+    const path = (nameOf.get(entry) ?? entry.filename).slice(prefix.length);
     try {
       out.set(path, entryBytes(bytes, entry));
     } catch (error) {
@@ -142,7 +169,7 @@ export async function readSkillArchive(
     }
   }
   await reader.close();
-  return { ok: true, files: out };
+  return { ok: true, files: out, folder: prefix === "" ? null : prefix.slice(0, -1) };
 }
 
 /** "" when the doc is at the root, "folder/" when everything sits in one folder holding it, else null. */

@@ -93,6 +93,13 @@ describe("parseSkillDocument accepts", () => {
     });
   });
 
+  it("accepts allowed-tools as a YAML list of names, kept as written (issue 22)", () => {
+    const text = "---\nname: pdf\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(git:*)\n---\n";
+    const doc = parsed(text);
+    expect(doc.frontmatter["allowed-tools"]).toEqual(["Read", "Bash(git:*)"]);
+    expect(doc.frontmatterText).toBe("name: pdf\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(git:*)\n");
+  });
+
   it("applies the same rules to personas", () => {
     expect(
       parsed("---\nname: reviewer\ndescription: A reviewer.\n---\n", { kind: "persona", name: "reviewer" }).name,
@@ -143,11 +150,11 @@ describe("parseSkillDocument refuses", () => {
     ["nested metadata", fm(...ok, "metadata:", "  author:", "    name: ada"), 5, "metadata.author", "nested"],
     ["a numeric metadata value", fm(...ok, "metadata:", "  version: 1.0"), 5, "metadata.version", "quote it"],
     [
-      "allowed-tools as a list",
-      fm(...ok, "allowed-tools:", "  - Read", "  - Bash"),
+      "allowed-tools as a list with a non-text item",
+      fm(...ok, "allowed-tools:", "  - Read", "  - [Bash]"),
       5,
       "allowed-tools",
-      "space-separated",
+      "tool names as text",
     ],
     ["allowed-tools as a number", fm(...ok, "allowed-tools: 3"), 4, "allowed-tools", "must be text"],
   ])("%s", (_name, text, line, field, message) => {

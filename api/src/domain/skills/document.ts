@@ -165,14 +165,19 @@ function checkFields(map: YAMLMap, frontmatterText: string, expect: { kind: Item
     }
   }
 
+  // A space-separated line or a YAML list of names: the Agent Skills reference parser reads
+  // both, and the document is stored as written, so either spelling stays the user's.
   const allowedTools = entries.get("allowed-tools");
-  if (allowedTools && stringValue(allowedTools) === undefined) {
+  const toolList = allowedTools?.pair.value;
+  const isNameList =
+    isSeq(toolList) && toolList.items.every((item) => isScalar(item) && typeof item.value === "string");
+  if (allowedTools && stringValue(allowedTools) === undefined && !isNameList) {
     problem(
       "allowed-tools",
       allowedTools.valueLine,
-      isSeq(allowedTools.pair.value)
-        ? "must be one space-separated line, not a YAML list: write allowed-tools: Bash(git:*) Read."
-        : "must be text: space-separated tool names, such as allowed-tools: Bash(git:*) Read.",
+      isSeq(toolList)
+        ? "must list tool names as text, such as - Read and - Bash(git:*), one per line."
+        : "must be text: space-separated tool names, such as allowed-tools: Bash(git:*) Read, or a list of them.",
     );
   }
   return problems;

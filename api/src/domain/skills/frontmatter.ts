@@ -99,11 +99,27 @@ export function parseFrontmatterYaml(frontmatterText: string): ParsedYaml {
     return pair && isScalar(pair.key) ? String(pair.key.value) : undefined;
   };
 
+  /**
+   * Where the field holding an offset starts. The parser reports an unclosed quote or bracket
+   * where it gave up (often the closing fence); the problem starts at the field it opened in.
+   */
+  const fieldStartBefore = (offset: number): number | undefined => {
+    if (!isMap(doc.contents)) return undefined;
+    let start: number | undefined;
+    for (const item of doc.contents.items) {
+      const at = isScalar(item.key) ? item.key.range?.[0] : undefined;
+      if (at !== undefined && at <= offset) start = at;
+    }
+    return start;
+  };
+
   if (doc.errors.length > 0) {
     return {
       ok: false,
       problems: doc.errors.map((error) => {
-        const line = error.linePos ? error.linePos[0].line + 1 : lineOf(error.pos[0]);
+        const start = error.code === "DUPLICATE_KEY" ? undefined : fieldStartBefore(error.pos[0]);
+        const reported = error.linePos ? error.linePos[0].line + 1 : lineOf(error.pos[0]);
+        const line = start === undefined ? reported : lineOf(start);
         if (error.code === "DUPLICATE_KEY") {
           const field = keyAt(error.pos[0]);
           return {

@@ -6,6 +6,7 @@ import {
   SKILL_DOC_MAX_BYTES,
   SKILL_MAX_BYTES,
   SKILL_MAX_FILES,
+  sizeOver,
   WORKSPACE_QUOTA_BYTES,
 } from "./limits";
 
@@ -50,12 +51,19 @@ describe("checkSkillSizes", () => {
     expect(checkSkillSizes(files, "SKILL.md")).toEqual([]);
   });
 
+  it('gives exact bytes when a size is only a little over (issue 22: not "128.1 KiB; at most 128 KiB")', () => {
+    expect(checkSkillSizes([doc(128 * KiB + 1)], "SKILL.md")[0]?.message).toMatch(
+      /^is 131,073 bytes \(1 byte over\); it may be at most 131,072 bytes \(128 KiB\)\./,
+    );
+    expect(sizeOver(20 * MiB, 16 * MiB)).toEqual({ size: "20 MiB", limit: "16 MiB" });
+  });
+
   it("refuses a document over 128 KiB, naming the sizes and what to do", () => {
     expect(checkSkillSizes([doc(130 * KiB + 512)], "SKILL.md")).toEqual([
       {
         path: "SKILL.md",
         code: "too_large",
-        message: expect.stringMatching(/^SKILL\.md is 130\.5 KiB; it may be at most 128 KiB\. Move reference/),
+        message: expect.stringMatching(/^is 130\.5 KiB; it may be at most 128 KiB\. Move reference/),
       },
     ]);
   });
@@ -85,7 +93,13 @@ describe("checkSkillSizes", () => {
   it("refuses a total over 16 MiB even when each file is within limits", () => {
     const files = [doc(KiB), { path: "a.bin", size: 8 * MiB }, { path: "b.bin", size: 8 * MiB }];
     expect(checkSkillSizes(files, "SKILL.md")).toEqual([
-      { path: "", code: "too_large", message: expect.stringMatching(/16\.1 MiB.*at most 16 MiB\. Remove/) },
+      {
+        path: "",
+        code: "too_large",
+        message: expect.stringMatching(
+          /16,778,240 bytes \(1,024 bytes over\).*at most 16,777,216 bytes \(16 MiB\)\. Remove/,
+        ),
+      },
     ]);
   });
 

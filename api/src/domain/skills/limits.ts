@@ -42,6 +42,23 @@ export function formatSize(bytes: number): string {
   return `${Number.isInteger(tenths) ? tenths.toFixed(0) : tenths.toFixed(1)} ${unit}`;
 }
 
+const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+/**
+ * A size over a limit, and the limit, as people read them. Rounded when the difference shows in
+ * a tenth of the unit; in exact bytes when it does not (one byte over 128 KiB is
+ * "131,073 bytes (1 byte over)", not "128.1 KiB").
+ */
+export function sizeOver(size: number, limit: number): { size: string; limit: string } {
+  const unit = limit < MiB ? KiB : MiB;
+  if (size - limit >= unit / 10 || limit < KiB) return { size: formatSize(size), limit: formatSize(limit) };
+  const over = size - limit;
+  return {
+    size: `${grouped(size)} bytes (${over === 1 ? "1 byte" : `${grouped(over)} bytes`} over)`,
+    limit: `${grouped(limit)} bytes (${formatSize(limit)})`,
+  };
+}
+
 export function checkSkillSizes(files: { path: string; size: number }[], docName: DocName): SizeProblem[] {
   const problems: SizeProblem[] = [];
   let total = 0;
@@ -49,20 +66,23 @@ export function checkSkillSizes(files: { path: string; size: number }[], docName
     // Sizes come from our own byte counts or the archive reader; anything else is a bug upstream.
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`invalid size for ${path}: ${size}`);
     total += size;
+    // Messages do not name the file: the problem's path does, and it is shown before them.
     if (path === docName && size > SKILL_DOC_MAX_BYTES) {
+      const shown = sizeOver(size, SKILL_DOC_MAX_BYTES);
       problems.push({
         path,
         code: "too_large",
         message:
-          `${path} is ${formatSize(size)}; it may be at most ${formatSize(SKILL_DOC_MAX_BYTES)}. ` +
+          `is ${shown.size}; it may be at most ${shown.limit}. ` +
           `Move reference material into separate files (for example references/guide.md) and link to them from ${docName}.`,
       });
     } else if (size > FILE_MAX_BYTES) {
+      const shown = sizeOver(size, FILE_MAX_BYTES);
       problems.push({
         path,
         code: "too_large",
         message:
-          `${path} is ${formatSize(size)}; one file may be at most ${formatSize(FILE_MAX_BYTES)}. ` +
+          `is ${shown.size}; one file may be at most ${shown.limit}. ` +
           "Shrink or compress it, or link to where it is hosted instead of bundling it.",
       });
     }
@@ -77,12 +97,13 @@ export function checkSkillSizes(files: { path: string; size: number }[], docName
     });
   }
   if (total > SKILL_MAX_BYTES) {
+    const shown = sizeOver(total, SKILL_MAX_BYTES);
     problems.push({
       path: "",
       code: "too_large",
       message:
-        `the skill's files add up to ${formatSize(total)}; all files together, ${docName} included, ` +
-        `may be at most ${formatSize(SKILL_MAX_BYTES)}. Remove or shrink large files, or split the skill.`,
+        `the skill's files add up to ${shown.size}; all files together, ${docName} included, ` +
+        `may be at most ${shown.limit}. Remove or shrink large files, or split the skill.`,
     });
   }
   return problems;

@@ -72,7 +72,7 @@ describe("validateFilePaths, one path at a time", () => {
 describe("validateFilePaths, across paths", () => {
   it("reports the second of two paths that differ only in case, naming the first", () => {
     expect(validateFilePaths(["README.md", "docs/a.md", "readme.md"])).toEqual([
-      { path: "readme.md", message: expect.stringMatching(/^readme\.md: differs from README\.md only in letter case/) },
+      { path: "readme.md", message: expect.stringMatching(/^differs from README\.md only in letter case/) },
     ]);
   });
 

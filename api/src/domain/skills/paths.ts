@@ -41,9 +41,14 @@ const byteLength = (text: string) => encoder.encode(text).byteLength;
 
 const describeChar = (char: string) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 
-/** The first thing wrong with one path, or `null`. */
-function pathProblem(path: string): string | null {
+/**
+ * The first thing wrong with one path, or `null`: the one rule for a path, whether it came in a
+ * JSON body (the request schema applies it) or as an archive entry's name.
+ */
+export function pathProblem(path: string): string | null {
   if (path === "") return "the path is empty; give the file a name such as references/guide.md";
+  if (/\p{Cs}/u.test(path))
+    return "the path holds a broken character (a lone UTF-16 surrogate); send well-formed Unicode";
   const control = firstControl(path);
   if (control !== undefined) {
     return `the path contains the control character ${describeChar(control)}; rename the file using visible characters only`;
@@ -74,7 +79,8 @@ function pathProblem(path: string): string | null {
 /**
  * Every problem, in the order the paths were given. Two paths that differ only in case (or only
  * in Unicode normalization, which macOS also ignores) would overwrite each other on unpacking,
- * so the second one is reported, naming the first.
+ * so the second one is reported, naming the first. Messages do not repeat the path: each
+ * problem's `path` names it, and every message is shown after it.
  */
 export function validateFilePaths(paths: string[]): PathProblem[] {
   const problems: PathProblem[] = [];
@@ -82,7 +88,7 @@ export function validateFilePaths(paths: string[]): PathProblem[] {
   for (const path of paths) {
     const problem = pathProblem(path);
     if (problem !== null) {
-      problems.push({ path, message: `${path === "" ? "(empty path)" : path}: ${problem}` });
+      problems.push({ path, message: problem });
       continue;
     }
     const key = path.normalize("NFC").toLowerCase();
@@ -90,12 +96,12 @@ export function validateFilePaths(paths: string[]): PathProblem[] {
     if (first === undefined) {
       seen.set(key, path);
     } else if (first === path) {
-      problems.push({ path, message: `${path}: this path is listed twice; keep one copy of the file` });
+      problems.push({ path, message: "this path is listed twice; keep one copy of the file" });
     } else {
       problems.push({
         path,
         message:
-          `${path}: differs from ${first} only in letter case or accents; rename one of them, ` +
+          `differs from ${first} only in letter case or accents; rename one of them, ` +
           "because they would overwrite each other on macOS and Windows",
       });
     }

@@ -1,4 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { OAUTH_BROWSER_COOKIE } from "../../oauth/routes";
 import {
   AuthorizationDecisionInput,
   AuthorizationDecisionResult,
@@ -26,6 +29,7 @@ const describeRoute = defineRoute(
     request: { params: AuthorizationIdParam },
     responses: {
       200: jsonContent(AuthorizationRequestView, "The client, what it asks for, and where it redirects."),
+      403: errorResponse("The request was started in another browser."),
       404: errorResponse("No such pending request (or it expired, or was answered)."),
     },
   },
@@ -41,6 +45,7 @@ const decideRoute = defineRoute(
     request: { params: AuthorizationIdParam, ...jsonRequest(AuthorizationDecisionInput) },
     responses: {
       200: jsonContent(AuthorizationDecisionResult, "Where to send the browser next."),
+      403: errorResponse("The request was started in another browser, or this is not a console session."),
       404: errorResponse("No such pending request, or no such workspace among yours."),
     },
   },
@@ -72,9 +77,18 @@ const revokeRoute = defineRoute(
   },
 );
 
+/** The cookie `/oauth/authorize` set in the browser that started the request. */
+const browserOf = (c: Context<AppEnv>) => ({
+  secretKey: c.get("deps").secretKey,
+  cookie: getCookie(c, OAUTH_BROWSER_COOKIE),
+});
+
 export function registerOAuthConsent(app: OpenAPIHono<AppEnv>) {
   app.openapi(describeRoute, async (c) =>
-    c.json(await describeAuthorization({ ctx: actionContext(c), id: c.req.valid("param").id }), 200),
+    c.json(
+      await describeAuthorization({ ctx: actionContext(c), id: c.req.valid("param").id, browser: browserOf(c) }),
+      200,
+    ),
   );
   app.openapi(decideRoute, async (c) =>
     c.json(
@@ -83,6 +97,7 @@ export function registerOAuthConsent(app: OpenAPIHono<AppEnv>) {
         id: c.req.valid("param").id,
         input: c.req.valid("json"),
         issuer: requestOrigin(c),
+        browser: browserOf(c),
       }),
       200,
     ),

@@ -496,3 +496,94 @@ describe("removal", () => {
     expect((await (await bob.request("/v1/workspaces/me/skills")).json()).items).toEqual([]);
   });
 });
+
+describe("archives and JSON follow the same rules, and errors say each thing once (issues 21 and 22)", () => {
+  const doc = (name: string, extra = "") => `---\nname: ${name}\ndescription: Does a thing.\n${extra}---\n\nBody.\n`;
+
+  it("refuses an archive whose folder name differs from the frontmatter name, naming both", async () => {
+    const error = await expectRefused(
+      async () => importZip(await zip([{ name: "folder-name/SKILL.md", text: doc("front-name") }])),
+      400,
+      "invalid_request",
+    );
+    expect(error.message).toMatch(/folder-name/);
+    expect(error.message).toMatch(/front-name/);
+  });
+
+  it("imports an archive in a folder of its own name, allowed-tools as a YAML list kept as written", async () => {
+    const text = doc("listed-tools", "allowed-tools:\n  - Read\n  - Bash(git:*)\n");
+    const res = await importZip(await zip([{ name: "listed-tools/SKILL.md", text }]));
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    expect(body.document).toBe(text);
+  });
+
+  it("names a bad path once, not twice", async () => {
+    const error = await expectRefused(
+      () =>
+        api(base, {
+          method: "POST",
+          body: {
+            name: "double-path",
+            description: "d",
+            instructions: "b",
+            files: [{ path: "references//notes.md", content: "x" }],
+          },
+        }),
+      400,
+      "invalid_request",
+    );
+    expect(error.message).toContain("references//notes.md");
+    expect(error.message.split("references//notes.md")).toHaveLength(2);
+  });
+
+  it("gives the same message for a control character in a path, in JSON and in an archive", async () => {
+    const json = await expectRefused(
+      () =>
+        api(base, {
+          method: "POST",
+          body: { name: "ctl", description: "d", instructions: "b", files: [{ path: "a\u0001b.md", content: "x" }] },
+        }),
+      400,
+      "invalid_request",
+    );
+    const archived = await expectRefused(
+      async () =>
+        importZip(
+          await zip([
+            { name: "SKILL.md", text: doc("ctl") },
+            { name: "a\u0001b.md", text: "x" },
+          ]),
+        ),
+      400,
+      "invalid_request",
+    );
+    expect(json.details?.[0]?.message).toBe(archived.details?.[0]?.message);
+    expect(archived.details?.[0]?.path).toBe("a\u0001b.md");
+  });
+
+  it("points a YAML error at the line where the problem starts, not the closing fence", async () => {
+    const error = await expectRefused(
+      () =>
+        api(`${base}/import`, {
+          method: "POST",
+          body: { text: '---\nname: yaml-line\ndescription: "unclosed\nmore: x\n---\n\nBody.\n' },
+        }),
+      400,
+      "invalid_request",
+    );
+    expect(error.details?.[0]?.line).toBe(3);
+  });
+
+  it("gives exact bytes for a SKILL.md one byte over 128 KiB", async () => {
+    const head = "---\nname: big-doc\ndescription: d\n---\n\n";
+    const body = "x".repeat(128 * 1024 - new TextEncoder().encode(head).byteLength + 1);
+    const error = await expectRefused(
+      () => api(`${base}/import`, { method: "POST", body: { text: head + body } }),
+      413,
+      "payload_too_large",
+    );
+    expect(error.message).toContain("131,073 bytes (1 byte over)");
+    expect(error.message).not.toContain("128.1 KiB");
+  });
+});

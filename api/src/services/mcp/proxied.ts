@@ -5,6 +5,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
+import { textProblem } from "../../domain/text";
 import { AppError } from "../../errors";
 import type { Logger } from "../../logger";
 import { prepared } from "../prepared";
@@ -300,7 +301,9 @@ export function findProxiedTool(
   single?: SingleServer,
 ): FoundTool | null | Promise<FoundTool | null> {
   const ids = lookupWorkspaces(session, single);
-  if (ids.length === 0) return null;
+  // No tool is named with a control character (names are `^[a-zA-Z0-9_-]+$`), and Postgres
+  // would refuse a NUL in the query: such a name is simply not found.
+  if (ids.length === 0 || textProblem(name) !== null) return null;
   const key = `proxied_tool\u0000${ids.join(",")}\u0000${single?.slug ?? ""}\u0000${name}`;
   return deps.hot.byWorkspaces(key, ids, () => readProxiedTool(db, deps, ids, name, single));
 }

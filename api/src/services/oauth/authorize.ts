@@ -19,6 +19,7 @@ import { recordEvent } from "../audit";
 import type { ActionContext, AnonymousContext } from "../context";
 import { hitRateLimit, type RateLimitRule } from "../rate-limit";
 import { personalWorkspaceId, resolveWorkspace } from "../workspaces/access";
+import { assertSameBrowser } from "./browser-binding";
 import { clientDomain, findClient } from "./clients";
 import type { OAuthDeps } from "./deps";
 import { maybeSweepOAuth } from "./sweep";
@@ -167,11 +168,15 @@ async function pendingRequest(ctx: ActionContext, id: string) {
 export async function describeAuthorization({
   ctx,
   id,
+  browser,
 }: {
   ctx: ActionContext;
   id: string;
+  /** The browser's binding cookie, and the key that checks it (see browser-binding.ts). */
+  browser: { secretKey: string; cookie: string | undefined };
 }): Promise<AuthorizationRequestView> {
   const row = await pendingRequest(ctx, id);
+  assertSameBrowser(browser.secretKey, row.id, browser.cookie);
   return {
     id: row.id,
     client: {
@@ -202,13 +207,16 @@ export async function decideAuthorization({
   id,
   input,
   issuer,
+  browser,
 }: {
   ctx: ActionContext;
   id: string;
   input: AuthorizationDecisionInput;
   issuer: string;
+  browser: { secretKey: string; cookie: string | undefined };
 }): Promise<{ redirectTo: string }> {
   const row = await pendingRequest(ctx, id);
+  assertSameBrowser(browser.secretKey, row.id, browser.cookie);
   if (ctx.principal.kind !== "session") {
     throw new AppError("forbidden", "Only a person signed in to the console can answer an authorization request.");
   }

@@ -1,6 +1,6 @@
 import { type Database, mcpServers, mcpServerTools, newId } from "@loadout/db";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { maskSecret, type SecretBox, SecretBoxError } from "../../auth/secret-box";
+import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { activationState, normalizeScope, parseScope } from "../../domain/activation";
 import { upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { parseMcpImport, placeholdersIn } from "../../domain/servers/mcp-import";
@@ -11,6 +11,7 @@ import type { ServerView, UpdateServerInput } from "../../schemas/servers";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
 import { headerAd, type ServerDeps, urlAd } from "./upstreams";
 
@@ -41,6 +42,12 @@ export async function toolCounts(db: Database, serverIds: string[]): Promise<Map
   return counts;
 }
 
+/**
+ * What the console shows for a header's value: that one is set, and not one of its characters.
+ * Even a prefix narrows a short key down, and tells what kind of credential it is.
+ */
+export const HEADER_SET = "(set)";
+
 /** What the console shows for a header value no configured key opens. */
 export const UNREADABLE = "(cannot be read: enter it again)";
 
@@ -52,7 +59,7 @@ export async function viewOf(
   const headers: Record<string, string> = {};
   const placeholders: { header: string; placeholder: string }[] = [];
   for (const [name, sealed] of Object.entries(row.headers)) {
-    // Opened only to mask it for display and to tell whether it still holds a pasted placeholder.
+    // Opened only to tell whether it still holds a pasted placeholder (and that it opens at all).
     let value: string;
     try {
       value = await box.open(sealed, headerAd(row.id, name));
@@ -62,7 +69,7 @@ export async function viewOf(
       headers[name] = UNREADABLE;
       continue;
     }
-    headers[name] = maskSecret(value);
+    headers[name] = HEADER_SET;
     for (const placeholder of placeholdersIn(value)) placeholders.push({ header: name, placeholder });
   }
   const scope = { mode: row.scopeMode, projects: row.scopeProjects };
@@ -288,6 +295,7 @@ export async function updateServer({
     });
   let generationBefore = 0;
   const row = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const current = await findServer(tx, workspace.id, slug, true);
     generationBefore = current.generation;
     if (current.revision !== input.revision) {
@@ -370,6 +378,7 @@ export async function removeServer({
 }): Promise<void> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   const id = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const current = await findServer(tx, workspace.id, slug, true);
     if (current.revision !== revision) {
       throw new AppError("conflict", `Server "${slug}" changed since you loaded it; reload it first.`, {

@@ -6,6 +6,7 @@ import type { ServerToolsView, ServerToolView, UpdateServerToolInput } from "../
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
 import { findServer } from "./records";
 import type { ServerRow, ServerToolRow } from "./upstreams";
@@ -93,6 +94,7 @@ export async function updateServerTool({
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   const server = await findServer(ctx.db, workspace.id, slug);
   const updated = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const row = await findTool({ ...ctx, db: tx }, server, tool, true);
     if (input.planSafeActions !== undefined) {
       const problem = planSafeProblem(row.inputSchema, input.planSafeActions);
@@ -140,6 +142,7 @@ export async function approveServerTools({
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   const server = await findServer(ctx.db, workspace.id, slug);
   const rows = await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const current = await tx
       .select()
       .from(mcpServerTools)

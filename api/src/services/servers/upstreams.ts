@@ -17,6 +17,7 @@ import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
+import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
 import type { CatalogCache, DefinitionCache } from "./definitions";
 
@@ -152,6 +153,7 @@ export async function storeTools(
     updatedAt: now,
   }));
   const stored = await db.transaction(async (tx) => {
+    await lockWorkspace(tx, server.workspaceId);
     const names = rows.map((r) => r.name);
     await tx
       .delete(mcpServerTools)
@@ -199,6 +201,7 @@ export async function storeTools(
 /** Records a failed handshake: the server stays failed until it is edited or tested. */
 export async function markFailed(db: Database, server: ServerRow, message: string, now: Date) {
   await db.transaction(async (tx) => {
+    await lockWorkspace(tx, server.workspaceId);
     await tx
       .update(mcpServers)
       .set({ status: "failed", lastError: message, checkedAt: now })

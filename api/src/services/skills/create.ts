@@ -8,6 +8,7 @@ import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { uniqueViolation } from "../db-errors";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { fileBytes, type IncomingFile, type PreparedContent, prepareContent } from "./content";
 import { findSkill } from "./lookup";
 import { writeVersion } from "./store";
@@ -67,6 +68,7 @@ export async function insertItem(
   const id = newId("skill", ctx.now.getTime());
   try {
     await ctx.db.transaction(async (tx) => {
+      await lockWorkspace(tx, workspaceId);
       await tx.insert(skills).values({
         id,
         workspaceId,

@@ -55,6 +55,8 @@ export async function importArchive({
     );
   }
   const files = [...result.files].map(([path, bytes]) => ({ path, size: bytes.byteLength, bytes }));
-  const prepared = await prepareContent(kind, null, files);
+  // A skill zipped in its folder is named by the folder, as on disk: a frontmatter name that
+  // differs is refused like the JSON route's name mismatch, naming both.
+  const prepared = await prepareContent(kind, result.folder, files);
   return insertItem(ctx, workspace.id, prepared, { action: "import" });
 }

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { findSkill } from "./lookup";
 import { deleteOrphanBlobs } from "./store";
 import { assertRevision } from "./update";
@@ -21,6 +22,7 @@ export async function removeSkill({
 }): Promise<void> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const row = await findSkill(tx, workspace.id, name, { forUpdate: true });
     assertRevision(row, revision);
     await tx.delete(skills).where(and(eq(skills.id, row.id), eq(skills.workspaceId, workspace.id)));

@@ -1,8 +1,9 @@
-import { type Database, newId, skillBlobs, skillVersionFiles, skillVersions, workspaces } from "@loadout/db";
+import { type Database, newId, skillBlobs, skillVersionFiles, skillVersions } from "@loadout/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { formatSize, WORKSPACE_QUOTA_BYTES } from "../../domain/skills/limits";
 import { AppError } from "../../errors";
 import type { ActionContext } from "../context";
+import { lockWorkspace } from "../workspaces/lock";
 import type { ContentFile } from "./content";
 
 /** Bytes per INSERT of blobs: large enough to be few statements, small enough to stay cheap. */
@@ -28,7 +29,9 @@ export async function writeVersion(
 ): Promise<void> {
   const withBytes = input.files.filter((f): f is ContentFile & { bytes: Uint8Array } => f.bytes !== undefined);
   if (withBytes.length > 0) {
-    await tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, input.workspaceId)).for("update");
+    // The write's caller took this lock first; asking again (a no-op then) keeps the quota check
+    // from ever running without it.
+    await lockWorkspace(tx, input.workspaceId);
     const digests = [...new Set(withBytes.map((f) => f.digest))];
     const present = await tx
       .select({ digest: skillBlobs.digest })

@@ -8,6 +8,7 @@ import type { SkillDetail, UpdateSkillInput } from "../../schemas/skills";
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { fileBytes, type IncomingFile, prepareContent } from "./content";
 import { findSkill, readBlob, type SkillRow, versionManifest } from "./lookup";
 import { writeVersion } from "./store";
@@ -48,6 +49,7 @@ export async function updateSkill({
     });
 
   await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const row = await findSkill(tx, workspace.id, name, { forUpdate: true });
     assertRevision(row, input.revision);
     const contentChange =

@@ -5,6 +5,7 @@ import type { SkillDetail, VersionDetail, VersionSummary } from "../../schemas/s
 import { recordEvent } from "../audit";
 import type { ActionContext } from "../context";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 import { findSkill, versionManifest } from "./lookup";
 import { writeVersion } from "./store";
 import { assertRevision } from "./update";
@@ -120,6 +121,7 @@ export async function restoreVersion({
 }): Promise<SkillDetail> {
   const workspace = await resolveWorkspace(ctx.db, ctx.principal, ws);
   await ctx.db.transaction(async (tx) => {
+    await lockWorkspace(tx, workspace.id);
     const row = await findSkill(tx, workspace.id, name, { forUpdate: true });
     const manifest = await versionManifest(tx, workspace.id, row.id, version);
     const [meta] = await tx

@@ -1,4 +1,4 @@
-import { apiTokens, type Database, memberships, oauthGrants, users, workspaces } from "@loadout/db";
+import { apiTokens, type Database, memberships, oauthGrants, users } from "@loadout/db";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Role } from "../../domain/teams/rights";
 import { AppError, notFound } from "../../errors";
@@ -6,6 +6,7 @@ import type { WorkspaceView } from "../../schemas/workspaces";
 import type { ActionContext } from "../context";
 import { revokeGrant } from "../oauth/grants";
 import { resolveWorkspace } from "../workspaces/access";
+import { lockWorkspace } from "../workspaces/lock";
 
 /** Resolves `{ws}` to a team the caller belongs to; a personal workspace has no members to manage. */
 export async function resolveTeam(ctx: ActionContext, ws: string): Promise<WorkspaceView> {
@@ -33,7 +34,7 @@ export interface TeamRoster {
  * between a check and a write.
  */
 export async function lockRoster(tx: Database, ctx: ActionContext, workspaceId: string): Promise<TeamRoster> {
-  await tx.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
+  await lockWorkspace(tx, workspaceId);
   const rows = await tx
     .select({ userId: memberships.userId, role: memberships.role, email: users.email })
     .from(memberships)
