@@ -5,15 +5,14 @@ import { previousSecretKeys } from "./secret-keys-env";
 const PORT_PROBLEM = "must be a whole number from 0 to 65535: set a free port such as 8788, or unset it for 8787";
 const POOL_PROBLEM = "must be a whole number from 1 to 100, or unset for 4";
 
+/** A whole number within bounds, with one message for every way it can be wrong. */
+const wholeNumber = (min: number, max: number, problem: string) =>
+  z.coerce.number({ error: problem }).int({ error: problem }).min(min, { error: problem }).max(max, { error: problem });
+
 /** The Node entry's environment. Every variable is documented in the README. */
 export const NodeEnv = z
   .object({
-    LOADOUT_PORT: z.coerce
-      .number({ error: PORT_PROBLEM })
-      .int({ error: PORT_PROBLEM })
-      .min(0, { error: PORT_PROBLEM })
-      .max(65_535, { error: PORT_PROBLEM })
-      .default(8787),
+    LOADOUT_PORT: wholeNumber(0, 65_535, PORT_PROBLEM).default(8787),
     LOADOUT_HOST: z.string().min(1).default("127.0.0.1"),
     DATABASE_URL: z
       .string()
@@ -46,12 +45,7 @@ export const NodeEnv = z
      * Postgres connections in the pool (DATABASE_URL only). postgres.js pipelines queries, so a
      * few connections beat many: on a 2-core database 4 served 6,400 req/s and 10 served 4,500.
      */
-    LOADOUT_DB_POOL: z.coerce
-      .number({ error: POOL_PROBLEM })
-      .int({ error: POOL_PROBLEM })
-      .min(1, { error: POOL_PROBLEM })
-      .max(100, { error: POOL_PROBLEM })
-      .default(4),
+    LOADOUT_DB_POOL: wholeNumber(1, 100, POOL_PROBLEM).default(4),
   })
   .superRefine((env, ctx) => {
     if (env.LOADOUT_MODE === "production" && !env.LOADOUT_SECRET_KEY) {
