@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { judgePassword, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "../domain/accounts/password-strength";
 import { Timestamp } from "./common";
 
 export const Email = z
@@ -10,14 +11,22 @@ export const Email = z
 
 const NewPassword = z
   .string({ error: "password is required" })
-  .min(10, "password must have at least 10 characters")
-  .max(1024, "password must have at most 1024 characters")
+  .min(PASSWORD_MIN_CHARS, `password must have at least ${PASSWORD_MIN_CHARS} characters`)
+  .max(PASSWORD_MAX_CHARS, `password must have at most ${PASSWORD_MAX_CHARS} characters`)
   .openapi({ example: "correct horse battery staple" });
+
+/** Strength is judged against the whole input: a password made of the account's own email or name is weak. */
+function strongPassword(input: { email: string; password: string; name?: string | undefined }, ctx: z.RefinementCtx) {
+  if (input.password.length < PASSWORD_MIN_CHARS || input.password.length > PASSWORD_MAX_CHARS) return;
+  const { problem } = judgePassword(input.password, [input.email, input.name ?? ""]);
+  if (problem) ctx.addIssue({ code: "custom", path: ["password"], message: problem });
+}
 
 const Name = z.string().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
 
 export const SignUpInput = z
   .strictObject({ email: Email, password: NewPassword, name: Name.optional() })
+  .superRefine(strongPassword)
   .openapi("SignUpInput");
 export type SignUpInput = z.infer<typeof SignUpInput>;
 
@@ -36,6 +45,7 @@ export const SetupInput = z
     password: NewPassword,
     name: Name.optional(),
   })
+  .superRefine(strongPassword)
   .openapi("SetupInput");
 export type SetupInput = z.infer<typeof SetupInput>;
 
