@@ -5,8 +5,8 @@ import { ScopeSchema } from "./skills";
 export const ImportServersInput = z
   .strictObject({
     text: z
+      // An empty paste is the import's own to explain ("The paste is empty. Paste the …").
       .string({ error: "text is required: paste an mcpServers block" })
-      .min(1, "text is empty")
       .max(256 * 1024),
   })
   .openapi("ImportServersInput");
