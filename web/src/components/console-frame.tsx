@@ -27,6 +27,14 @@ const SECTIONS = [
   { href: "/activity/", label: "Activity" },
 ] as const;
 
+// Pages that show one item of a workspace, and the list to go to when the workspace changes: the
+// item belongs to the workspace left behind.
+const ITEM_PAGES: [prefix: string, list: string][] = [
+  ["/skills/edit/", "/skills/"],
+  ["/skills/history/", "/skills/"],
+  ["/servers/edit/", "/servers/"],
+];
+
 function withTrailingSlash(path: string): string {
   return path.endsWith("/") ? path : `${path}/`;
 }
@@ -63,9 +71,11 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
       select: (next: string) => {
         storeWorkspace(next);
         setWs(next);
+        const list = ITEM_PAGES.find(([prefix]) => pathname.startsWith(prefix))?.[1];
+        if (list) router.push(list);
       },
     };
-  }, [ws, me.workspaces]);
+  }, [ws, me.workspaces, pathname, router]);
 
   const signOut = async () => {
     setSigningOut(true);

@@ -3,6 +3,7 @@ import { DataTable } from "@/components/data-table";
 import { formatDateTime } from "@/lib/format";
 import { historyHref } from "@/lib/skills/links";
 import type { ActivityEvent, Outcome } from "@/lib/teams/types";
+import { useWorkspace } from "@/lib/workspace";
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: "ok",
@@ -22,6 +23,7 @@ const outcomeClass = (outcome: Outcome) =>
 
 // A skill or persona change links to the item's history, where that version can be read and restored.
 function What({ event }: { event: ActivityEvent }) {
+  const ws = useWorkspace();
   if (event.call) {
     return (
       <>
@@ -37,7 +39,7 @@ function What({ event }: { event: ActivityEvent }) {
     (event.target.type === "skill" || event.target.type === "persona") && !event.action.endsWith(".removed");
   const version = typeof event.data.version === "number" ? ` v${event.data.version}` : "";
   return versioned ? (
-    <Link href={historyHref(event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
+    <Link href={historyHref(ws, event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
       {event.item}
       {version}
     </Link>

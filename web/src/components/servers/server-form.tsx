@@ -105,7 +105,7 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
         hint={
           server.urlMasked
             ? "It holds a secret, shown as ••••. Leave it as it is to keep it; to change the URL, paste it whole. Changing it drops the connection and the cached tool list."
-            : "https only. Changing it drops the connection and the cached tool list."
+            : "A public https URL (http on this machine only when Loadout runs with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1). Changing it drops the connection and the cached tool list."
         }
         error={errors.url}
       />

@@ -16,6 +16,7 @@ type ImportFormProps = { kind: SkillKind };
 
 function useImport() {
   const router = useRouter();
+  const ws = useWorkspace();
   const { handleAuthError } = useSession();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -25,7 +26,7 @@ function useImport() {
     setError(null);
     try {
       const imported = await send();
-      router.push(editHref(imported.name));
+      router.push(editHref(ws, imported.name));
     } catch (caught) {
       if (!handleAuthError(caught)) setError(caught);
       setPending(false);

@@ -133,7 +133,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
           instructions: body,
           files: files.map((file) => ({ path: file.path, ...file.input })),
         });
-        router.replace(editHref(created.name));
+        router.replace(editHref(ws, created.name));
         return;
       }
       const fileChanges: Record<string, FileInput | null> = {};
@@ -199,7 +199,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
       <header className="page-header page-header-row">
         <div className="page-header">
           <p className="breadcrumb">
-            <Link href={listHref(detail?.kind ?? kind)}>{noun === "persona" ? "Personas" : "Skills"}</Link> /
+            <Link href={listHref(detail?.kind ?? kind)}>{noun === "persona" ? "Personas" : "Skills"}</Link>
           </p>
           <h1 className="page-title">{detail ? detail.name : `New ${noun}`}</h1>
           {detail && (
@@ -210,7 +210,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
         </div>
         {detail && (
           <div className="header-actions">
-            <Link href={historyHref(detail.name)} className="button">
+            <Link href={historyHref(ws, detail.name)} className="button">
               History
             </Link>
           </div>

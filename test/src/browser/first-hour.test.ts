@@ -1,0 +1,106 @@
+/**
+ * The first hour in the console, as issue 22 found it: a password's strength said while typing and
+ * refused by the API with its reason (with no generic banner over the field's message), breadcrumbs
+ * without a trailing "/", "Last used" with its time, the URL hint that does not say "https only", and
+ * a team's sole owner who is offered neither a role change nor "Leave team".
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchChromium();
+  page = await (await browser.newContext()).newPage();
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const nav = (name: string) =>
+  page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true });
+
+describe("the first hour in the console", () => {
+  it("judges the password while typing, and shows the API's reason beside the field only", async () => {
+    await page.goto(`${server.url}/signup/`);
+    await page.getByLabel("Name").fill("Nora Newcomer");
+    await page.getByLabel("Email").fill("nora@example.com");
+    await page.getByLabel("Password").fill("password123");
+    const verdict = page.getByTestId("password-verdict");
+    await expect
+      .poll(() => verdict.textContent())
+      .toContain("Password is too easy to guess: it is a commonly used password");
+
+    // The console's verdict is advice; the API refuses on its own, with the same reason.
+    await page.getByRole("button", { name: "Sign up" }).click();
+    const fieldError = page.locator(".field-error, [id$='-error']").filter({ hasText: "too easy to guess" });
+    await expect.poll(() => fieldError.count()).toBeGreaterThan(0);
+    expect(await page.getByText("Check the highlighted fields").count()).toBe(0);
+    expect(await page.getByRole("alert").filter({ hasText: "Request ID" }).count()).toBe(0);
+
+    await page.getByLabel("Password").fill("correct horse battery");
+    await expect.poll(() => verdict.textContent()).toBe("Strong enough.");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL(`${server.url}/tokens/`);
+  });
+
+  it("shows when a token was last used with its time", async () => {
+    await page.getByLabel("Token name").fill("laptop");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const secret = ((await page.getByTestId("token-secret").textContent()) ?? "").trim();
+    expect((await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    await page.reload();
+    const used = page.getByTestId("token-row").filter({ hasText: "laptop" }).locator("time");
+    await expect.poll(() => used.count()).toBeGreaterThan(0);
+    // A date and a time such as "1 Dec 2026, 21:04", not the date alone.
+    await expect.poll(async () => (await used.last().textContent()) ?? "").toMatch(/\d{1,2}:\d{2}/);
+  });
+
+  it("ends breadcrumbs without a stray slash and does not claim https only for server URLs", async () => {
+    await page.goto(`${server.url}/skills/new/`);
+    const crumb = page.locator(".breadcrumb").first();
+    await crumb.waitFor();
+    expect((await crumb.textContent())?.trim()).toBe("Skills");
+
+    const imported = await page.evaluate(async () => {
+      const csrf = document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "";
+      const res = await fetch("/v1/workspaces/me/servers/import", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
+        body: JSON.stringify({
+          text: JSON.stringify({ mcpServers: { docs: { url: "https://docs.example.com/mcp" } } }),
+        }),
+      });
+      return res.status;
+    });
+    expect(imported).toBe(200);
+    await page.goto(`${server.url}/servers/edit/?slug=docs`);
+    const hint = page.getByText("Changing it drops the connection").first();
+    await hint.waitFor();
+    expect(await hint.textContent()).not.toContain("https only");
+    expect(await hint.textContent()).toContain("LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1");
+    expect((await page.locator(".breadcrumb").first().textContent())?.trim()).toBe("Servers");
+  });
+
+  it("offers the sole owner of a team neither a change of their own role nor Leave team", async () => {
+    await nav("Team").click();
+    await page.waitForURL(`${server.url}/team/`);
+    await page.getByLabel("Team name").fill("Nora Labs");
+    await page.getByRole("button", { name: "Create team" }).click();
+    await page.getByRole("heading", { name: "Nora Labs", level: 1 }).waitFor();
+    const me = page.getByTestId("member-nora@example.com");
+    await me.waitFor();
+    expect(await me.locator("select").count()).toBe(0);
+    expect(await me.textContent()).toContain("Owner");
+    expect(await page.getByRole("button", { name: "Leave team" }).count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});
