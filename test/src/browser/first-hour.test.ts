@@ -2,8 +2,11 @@
  * The first hour in the console, as issue 22 found it: a password's strength said while typing and
  * refused by the API with its reason (with no generic banner over the field's message), breadcrumbs
  * without a trailing "/", "Last used" with its time, the URL hint that does not say "https only", and
- * a team's sole owner who is offered neither a role change nor "Leave team".
+ * a team's sole owner who is offered neither a role change nor "Leave team", the getting-started
+ * checklist that ticks itself (the client step when the first MCP call arrives), and item links that
+ * carry their workspace.
  */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser";
@@ -52,6 +55,14 @@ describe("the first hour in the console", () => {
     await page.waitForURL(`${server.url}/tokens/`);
   });
 
+  it("shows a getting-started checklist on the first page", async () => {
+    const list = page.getByTestId("getting-started");
+    await list.waitFor();
+    expect(await list.textContent()).toContain("0 of 4");
+    for (const step of ["token", "client", "skill", "server"])
+      expect(await page.getByTestId(`step-${step}`).getAttribute("data-done")).toBe("false");
+  });
+
   it("shows when a token was last used with its time", async () => {
     await page.getByLabel("Token name").fill("laptop");
     await page.getByRole("button", { name: "Create token" }).click();
@@ -62,6 +73,35 @@ describe("the first hour in the console", () => {
     await expect.poll(() => used.count()).toBeGreaterThan(0);
     // A date and a time such as "1 Dec 2026, 21:04", not the date alone.
     await expect.poll(async () => (await used.last().textContent()) ?? "").toMatch(/\d{1,2}:\d{2}/);
+  });
+
+  it("ticks the token step, then the client step by itself when the first MCP call arrives", async () => {
+    const step = (key: string) => page.getByTestId(`step-${key}`).getAttribute("data-done");
+    await expect.poll(() => step("token")).toBe("true");
+    expect(await step("client")).toBe("false");
+    const secret = await page.evaluate(async () => {
+      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
+      const res = await fetch("/v1/tokens", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf },
+        body: JSON.stringify({ name: "checklist", scopes: ["mcp"] }),
+      });
+      return ((await res.json()) as { secret: string }).secret;
+    });
+    const client = new Client({ name: "first-hour", version: "1" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      }),
+    );
+    try {
+      await client.listTools();
+    } finally {
+      await client.close();
+    }
+    // No reload: the checklist looks again while it waits for a client.
+    await expect.poll(() => step("client"), { timeout: 20_000 }).toBe("true");
+    expect(await page.getByTestId("getting-started").textContent()).toContain("2 of 4");
   });
 
   it("ends breadcrumbs without a stray slash and does not claim https only for server URLs", async () => {
@@ -101,6 +141,39 @@ describe("the first hour in the console", () => {
     expect(await me.locator("select").count()).toBe(0);
     expect(await me.textContent()).toContain("Owner");
     expect(await page.getByRole("button", { name: "Leave team" }).count()).toBe(0);
+  });
+
+  it("puts the workspace in item links, opens a shared link in its workspace, and goes to the list on a switch", async () => {
+    const created = await page.evaluate(async () => {
+      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
+      const res = await fetch("/v1/workspaces/nora-labs/skills", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf },
+        body: JSON.stringify({
+          name: "team-notes",
+          description: "Notes the team shares; use when writing up a meeting.",
+          instructions: "# Notes\n",
+        }),
+      });
+      return res.status;
+    });
+    expect(created).toBe(201);
+    await page.getByLabel("Workspace", { exact: true }).selectOption("nora-labs");
+    await nav("Skills").click();
+    const link = page.getByRole("link", { name: "team-notes", exact: true });
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toBe("/skills/edit/?name=team-notes&ws=nora-labs");
+
+    // Opened fresh in the personal workspace, the shared link still opens the team's item.
+    await page.getByLabel("Workspace", { exact: true }).selectOption("me");
+    await page.goto(`${server.url}/skills/edit/?name=team-notes&ws=nora-labs`);
+    await page.getByRole("heading", { name: "team-notes", level: 1 }).waitFor();
+    expect(await page.getByLabel("Workspace", { exact: true }).inputValue()).toBe("nora-labs");
+
+    // Switching workspace on an item page goes to that workspace's list, not to "Not found".
+    await page.getByLabel("Workspace", { exact: true }).selectOption("me");
+    await page.waitForURL(`${server.url}/skills/`);
+    expect(await page.getByText("not found", { exact: false }).count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

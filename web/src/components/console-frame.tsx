@@ -15,7 +15,11 @@ import {
 } from "@/lib/workspace";
 import { Brand } from "./brand";
 import { ErrorBanner } from "./error-banner";
+import { GettingStarted } from "./getting-started";
 import { useSession } from "./session-provider";
+
+/** Where a new user lands: after setup (Tokens) and after sign-in (Skills). */
+const LANDING_PAGES = ["/skills/", "/tokens/"];
 
 const SECTIONS = [
   { href: "/skills/", label: "Skills" },
@@ -148,7 +152,12 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
         <ErrorBanner error={error} />
         <WorkspaceContext.Provider value={current}>
           {/* A new workspace is a new page: every view loads its data again. */}
-          {ws !== null && <Fragment key={ws}>{children}</Fragment>}
+          {ws !== null && (
+            <Fragment key={ws}>
+              {LANDING_PAGES.includes(pathname) && <GettingStarted />}
+              {children}
+            </Fragment>
+          )}
         </WorkspaceContext.Provider>
       </main>
     </div>
