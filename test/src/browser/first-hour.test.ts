@@ -130,6 +130,59 @@ describe("the first hour in the console", () => {
     expect((await page.locator(".breadcrumb").first().textContent())?.trim()).toBe("Servers");
   });
 
+  it("asks before unsaved edits in the skill editor are lost, and stays when told to", async () => {
+    await page.goto(`${server.url}/skills/new/?kind=skill`);
+    await page.getByLabel("Description").fill("Draft that is not saved yet; use when testing.");
+    const questions: string[] = [];
+    let accept = false;
+    const onDialog = (dialog: import("playwright-core").Dialog) => {
+      questions.push(dialog.message());
+      void (accept ? dialog.accept() : dialog.dismiss());
+    };
+    page.on("dialog", onDialog);
+    try {
+      await nav("Servers").click();
+      await expect.poll(() => questions.length).toBe(1);
+      expect(questions[0]).toBe("You have unsaved changes. Leave this page and lose them?");
+      expect(new URL(page.url()).pathname).toBe("/skills/new/");
+      expect(await page.getByLabel("Description").inputValue()).toContain("Draft that is not saved");
+      accept = true;
+      await nav("Servers").click();
+      await page.waitForURL(`${server.url}/servers/`);
+      expect(questions).toHaveLength(2);
+    } finally {
+      page.off("dialog", onDialog);
+    }
+  });
+
+  it("links a refused duplicate name to the existing item", async () => {
+    const made = await page.evaluate(async () => {
+      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
+      const res = await fetch("/v1/workspaces/me/skills", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf },
+        body: JSON.stringify({ name: "meeting-notes", description: "Write up a meeting.", instructions: "# Notes\n" }),
+      });
+      return res.status;
+    });
+    expect(made).toBe(201);
+    await page.goto(`${server.url}/skills/new/?kind=skill`);
+    await page.getByLabel("Description").fill("Another take on meeting notes; use when writing up.");
+    await page.getByLabel("Name", { exact: true }).fill("meeting-notes");
+    await page.getByLabel("Instructions", { exact: true }).fill("# Notes again\n");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    const taken = page.getByTestId("name-taken");
+    await taken.waitFor();
+    expect(await taken.getByRole("link", { name: "meeting-notes" }).getAttribute("href")).toBe(
+      "/skills/edit/?name=meeting-notes&ws=me",
+    );
+    // The refused draft is unsaved work: following the link asks first.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await taken.getByRole("link", { name: "meeting-notes" }).click();
+    await page.waitForURL(`${server.url}/skills/edit/?name=meeting-notes&ws=me`);
+    await page.getByRole("heading", { name: "meeting-notes", level: 1 }).waitFor();
+  });
+
   it("offers the sole owner of a team neither a change of their own role nor Leave team", async () => {
     await nav("Team").click();
     await page.waitForURL(`${server.url}/team/`);

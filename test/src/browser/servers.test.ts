@@ -78,7 +78,7 @@ async function pasteAndOpen(block: Record<string, { url: string }>, slug: string
   await dialog.getByRole("button", { name: "Import" }).click();
   await dialog.getByTestId("import-result").waitFor();
   await dialog.getByRole("link", { name: slug }).click();
-  await page.waitForURL(`${server.url}/servers/edit/?slug=${slug}`);
+  await page.waitForURL(`${server.url}/servers/edit/?slug=${slug}&ws=me`);
 }
 
 async function testConnection(): Promise<void> {
@@ -173,7 +173,7 @@ describe("servers in the console", () => {
 
   it("tests a server from its page and turns the light green; a server that does not answer turns red with the reason", async () => {
     await page.getByTestId("server-row").getByRole("link", { name: "everything" }).click();
-    await page.waitForURL(`${server.url}/servers/edit/?slug=everything`);
+    await page.waitForURL(`${server.url}/servers/edit/?slug=everything&ws=me`);
     await page.getByRole("heading", { name: "everything", level: 1 }).waitFor();
     const connection = page.getByRole("region", { name: "Connection" });
     expect(await connection.getByTestId("status-light").getAttribute("data-status")).toBe("unknown");
@@ -218,7 +218,7 @@ describe("servers in the console", () => {
 
   it("refuses a stale edit without overwriting, like the skills editor", async () => {
     await page.getByTestId("server-row").getByRole("link", { name: "everything" }).click();
-    await page.waitForURL(`${server.url}/servers/edit/?slug=everything`);
+    await page.waitForURL(`${server.url}/servers/edit/?slug=everything&ws=me`);
     const settings = page.getByRole("form", { name: "Server settings" });
     await settings.getByLabel("Label").waitFor();
 

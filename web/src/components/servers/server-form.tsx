@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/api";
 import { updateServer } from "@/lib/servers/client";
 import { draftOf, type EditDraft, type EditErrors, editFromDraft, placeEditErrors } from "@/lib/servers/edit-form";
 import type { Server, ServerTransport } from "@/lib/servers/types";
+import { useUnsavedWarning } from "@/lib/unsaved";
 import { useWorkspace } from "@/lib/workspace";
 
 const TRANSPORTS: { value: ServerTransport; label: string; hint: string }[] = [
@@ -34,6 +35,7 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
   const [status, setStatus] = useState<string | null>(null);
 
   const { edit, changed, errors: local } = editFromDraft(server, draft);
+  useUnsavedWarning(changed && !saving);
   const placed = placeEditErrors(error);
   const errors: EditErrors = { ...(attempted ? local : {}), ...placed.fields };
 

@@ -16,6 +16,7 @@ import { type EditorErrors, NO_EDITOR_ERRORS, placeErrors } from "@/lib/skills/e
 import { editHref, historyHref, listHref } from "@/lib/skills/links";
 import type { FileInput, SkillDetail, SkillKind } from "@/lib/skills/types";
 import { readUpload } from "@/lib/skills/uploads";
+import { useUnsavedWarning } from "@/lib/unsaved";
 import { useWorkspace } from "@/lib/workspace";
 import { DescriptionField } from "./description-field";
 import { FileList, type Upload } from "./file-list";
@@ -45,6 +46,8 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // The name a create was refused for because an item has it: linked, so the user can open that one.
+  const [taken, setTaken] = useState<string | null>(null);
   const [placed, setPlaced] = useState<EditorErrors>(NO_EDITOR_ERRORS);
   const [stale, setStale] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
@@ -64,6 +67,15 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
   const kept = storedPaths.filter((path) => path !== documentName && !removed.has(path));
   const problems = uploadProblems(uploads, kept, documentName);
   const fileCount = storedPaths.length - removed.size + uploads.filter((u) => !storedPaths.includes(u.path)).length;
+
+  useUnsavedWarning(
+    !saving &&
+      (description !== (detail?.description ?? "") ||
+        body !== (detail?.body ?? "") ||
+        (isNew && name !== "") ||
+        uploads.length > 0 ||
+        removed.size > 0),
+  );
 
   // The console's own checks, shown once the user has tried to save; the API checks everything again.
   const local = {
@@ -174,6 +186,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
       if (caught instanceof ApiError && caught.status === 409 && isNew && !where.fields.name) {
         where.fields.name = [caught.message];
       }
+      setTaken(caught instanceof ApiError && caught.status === 409 && isNew ? name : null);
       setPlaced(where);
       setError(caught);
     } finally {
@@ -239,6 +252,11 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
             errors={fieldErrors("name", local.name, name !== "")}
             onChange={(value) => edited(() => setName(value))}
           />
+        )}
+        {isNew && taken !== null && taken === name && (
+          <p className="field-hint" data-testid="name-taken">
+            Open the existing <Link href={editHref(ws, taken)}>{taken}</Link> to edit it, or choose another name.
+          </p>
         )}
         <InstructionsField
           value={body}
