@@ -9,7 +9,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser";
+import { launchChromium, postAsPage } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -79,15 +79,7 @@ describe("the first hour in the console", () => {
     const step = (key: string) => page.getByTestId(`step-${key}`).getAttribute("data-done");
     await expect.poll(() => step("token")).toBe("true");
     expect(await step("client")).toBe("false");
-    const secret = await page.evaluate(async () => {
-      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
-      const res = await fetch("/v1/tokens", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: JSON.stringify({ name: "checklist", scopes: ["mcp"] }),
-      });
-      return ((await res.json()) as { secret: string }).secret;
-    });
+    const secret = String((await postAsPage(page, "/v1/tokens", { name: "checklist", scopes: ["mcp"] })).body.secret);
     const client = new Client({ name: "first-hour", version: "1" }, { versionNegotiation: { mode: "auto" } });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
@@ -110,17 +102,11 @@ describe("the first hour in the console", () => {
     await crumb.waitFor();
     expect((await crumb.textContent())?.trim()).toBe("Skills");
 
-    const imported = await page.evaluate(async () => {
-      const csrf = document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "";
-      const res = await fetch("/v1/workspaces/me/servers/import", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": decodeURIComponent(csrf) },
-        body: JSON.stringify({
-          text: JSON.stringify({ mcpServers: { docs: { url: "https://docs.example.com/mcp" } } }),
-        }),
-      });
-      return res.status;
-    });
+    const imported = (
+      await postAsPage(page, "/v1/workspaces/me/servers/import", {
+        text: JSON.stringify({ mcpServers: { docs: { url: "https://docs.example.com/mcp" } } }),
+      })
+    ).status;
     expect(imported).toBe(200);
     await page.goto(`${server.url}/servers/edit/?slug=docs`);
     const hint = page.getByText("Changing it drops the connection").first();
@@ -156,15 +142,13 @@ describe("the first hour in the console", () => {
   });
 
   it("links a refused duplicate name to the existing item", async () => {
-    const made = await page.evaluate(async () => {
-      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
-      const res = await fetch("/v1/workspaces/me/skills", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: JSON.stringify({ name: "meeting-notes", description: "Write up a meeting.", instructions: "# Notes\n" }),
-      });
-      return res.status;
-    });
+    const made = (
+      await postAsPage(page, "/v1/workspaces/me/skills", {
+        name: "meeting-notes",
+        description: "Write up a meeting.",
+        instructions: "# Notes\n",
+      })
+    ).status;
     expect(made).toBe(201);
     await page.goto(`${server.url}/skills/new/?kind=skill`);
     await page.getByLabel("Description").fill("Another take on meeting notes; use when writing up.");
@@ -197,19 +181,13 @@ describe("the first hour in the console", () => {
   });
 
   it("puts the workspace in item links, opens a shared link in its workspace, and goes to the list on a switch", async () => {
-    const created = await page.evaluate(async () => {
-      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
-      const res = await fetch("/v1/workspaces/nora-labs/skills", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: JSON.stringify({
-          name: "team-notes",
-          description: "Notes the team shares; use when writing up a meeting.",
-          instructions: "# Notes\n",
-        }),
-      });
-      return res.status;
-    });
+    const created = (
+      await postAsPage(page, "/v1/workspaces/nora-labs/skills", {
+        name: "team-notes",
+        description: "Notes the team shares; use when writing up a meeting.",
+        instructions: "# Notes\n",
+      })
+    ).status;
     expect(created).toBe(201);
     await page.getByLabel("Workspace", { exact: true }).selectOption("nora-labs");
     await nav("Skills").click();

@@ -257,6 +257,32 @@ describe("servers in the console", () => {
       .toMatchObject({ enabled: true, state: "global" });
   });
 
+  it("reviews many new tools as compact rows, and asks before approving all, naming the ones that read the environment", async () => {
+    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
+    await review.waitFor();
+    const rows = review.getByTestId("pin-change");
+    const waiting = await rows.count();
+    expect(waiting).toBeGreaterThan(10);
+    // One line per tool until opened: the whole review fits in about a screen.
+    const box = await review.boundingBox();
+    expect(box?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(120 + waiting * 60);
+    const getEnv = review.locator('[data-testid="pin-change"][data-tool="get-env"]');
+    expect(await getEnv.locator("pre").isVisible()).toBe(false);
+    await getEnv.locator("summary code").click();
+    await expect.poll(() => getEnv.locator("pre").isVisible()).toBe(true);
+
+    await review.getByRole("button", { name: `Approve all ${waiting}` }).click();
+    const confirm = review.getByTestId("approve-all");
+    await confirm.waitFor();
+    const listed = await confirm.getByTestId("sensitive-tools").locator("code").allTextContents();
+    expect(listed).toContain("get-env");
+    expect(listed).not.toContain("echo");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(waiting);
+    expect((await tools("everything")).every((tool) => tool.pin === "new")).toBe(true);
+  });
+
   it("lists a server's tools after Test, approves them, and sets enable and plan-safe actions per tool", async () => {
     await pasteAndOpen({ tracker: { url: stateless.url } }, "tracker");
     await page.getByRole("region", { name: "Tools" }).getByText("press Test").waitFor();
@@ -267,6 +293,7 @@ describe("servers in the console", () => {
     await review.waitFor();
     expect(await review.getByTestId("pin-change").count()).toBe((await tools("tracker")).length);
     await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
     await review.waitFor({ state: "detached" });
     expect((await tools("tracker")).every((tool) => tool.pin === "approved")).toBe(true);
 
@@ -328,6 +355,7 @@ describe("servers in the console", () => {
     await testConnection();
     const review = page.getByRole("region", { name: /tools? waits? for your review/ });
     await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
     await review.waitFor({ state: "detached" });
 
     // The upstream changes shifty's description; Test fetches the list again and the change is withheld.
