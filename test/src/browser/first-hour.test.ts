@@ -87,7 +87,7 @@ describe("the first hour in the console", () => {
       }),
     );
     try {
-      await client.listTools();
+      await client.callTool({ name: "skills", arguments: { action: "list" } });
     } finally {
       await client.close();
     }
@@ -205,6 +205,28 @@ describe("the first hour in the console", () => {
     await page.getByLabel("Workspace", { exact: true }).selectOption("me");
     await page.waitForURL(`${server.url}/skills/`);
     expect(await page.getByText("not found", { exact: false }).count()).toBe(0);
+  });
+
+  it("names people and sessions in Activity instead of their ids, in a chart that fills its card", async () => {
+    await nav("Activity").click();
+    await page.waitForURL(`${server.url}/activity/`);
+    const rows = page.getByTestId("activity-row");
+    const created = rows.filter({ hasText: "user.created" });
+    await created.waitFor();
+    expect(await created.textContent()).toContain("Nora Newcomer");
+    expect(await page.locator(".event-table").textContent()).not.toMatch(/\b(?:usr|ses|prj)_[0-9a-z]{10,}/);
+
+    const chart = page.getByTestId("usage-chart");
+    await chart.waitFor();
+    const [svg, card] = await Promise.all([
+      chart.boundingBox(),
+      page.locator(".card").filter({ has: chart }).first().boundingBox(),
+    ]);
+    // The card's padding is 20 px a side: the chart takes the rest of its width.
+    expect(svg?.width ?? 0).toBeGreaterThanOrEqual((card?.width ?? 0) - 42);
+    const labels = chart.locator("text");
+    const last = await labels.last().boundingBox();
+    expect((last?.x ?? 0) + (last?.width ?? 0)).toBeLessThanOrEqual((svg?.x ?? 0) + (svg?.width ?? 0));
     expect(pageErrors).toEqual([]);
   });
 });

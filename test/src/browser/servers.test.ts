@@ -347,6 +347,16 @@ describe("servers in the console", () => {
     expect(listed).toContain("issues");
     expect(listed).not.toContain("echo");
     await client.close();
+
+    // Activity says which tool changed and how, not only the server.
+    await nav("Activity").click();
+    await page.waitForURL(`${server.url}/activity/`);
+    const updates = page.getByTestId("activity-row").filter({ hasText: "server.tool_updated" });
+    await updates.first().waitFor();
+    const texts = await updates.allTextContents();
+    expect(texts.some((text) => text.includes("echo of server tracker · switched off"))).toBe(true);
+    expect(texts.some((text) => text.includes("issues of server tracker · plan-safe: list, get"))).toBe(true);
+    await page.goBack();
   });
 
   it("shows what changed in a tool's definition and approves the change", async () => {

@@ -116,11 +116,21 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
               value={current.ws}
               onChange={(event) => current.select(event.target.value)}
             >
-              {me.workspaces.map((workspace) => (
-                <option key={workspace.id} value={workspace.kind === "personal" ? PERSONAL_WORKSPACE : workspace.slug}>
-                  {workspace.kind === "personal" ? `${workspace.name} (personal)` : `${workspace.name} (team)`}
-                </option>
-              ))}
+              {/* Grouped rather than suffixed "(personal)"/"(team)": the narrow sidebar cut the suffix in half. */}
+              {(["personal", "team"] as const).map((kind) => {
+                const group = me.workspaces.filter(
+                  (workspace) => (workspace.kind === "personal") === (kind === "personal"),
+                );
+                return group.length === 0 ? null : (
+                  <optgroup key={kind} label={kind === "personal" ? "Personal" : "Teams"}>
+                    {group.map((workspace) => (
+                      <option key={workspace.id} value={kind === "personal" ? PERSONAL_WORKSPACE : workspace.slug}>
+                        {workspace.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                );
+              })}
             </select>
           </div>
         </div>
