@@ -141,6 +141,30 @@ describe("the first hour in the console", () => {
     }
   });
 
+  it("takes files dropped on the skill editor's file input and on the archive import", async () => {
+    const drop = (testId: string, name: string) =>
+      page.evaluate(
+        ({ testId, name }) => {
+          const files = new DataTransfer();
+          files.items.add(new File(["# Checklist\n"], name, { type: "text/markdown" }));
+          const zone = document.querySelector(`[data-testid="${testId}"]`);
+          zone?.dispatchEvent(new DragEvent("dragover", { dataTransfer: files, bubbles: true, cancelable: true }));
+          zone?.dispatchEvent(new DragEvent("drop", { dataTransfer: files, bubbles: true, cancelable: true }));
+        },
+        { testId, name },
+      );
+    await page.goto(`${server.url}/skills/new/?kind=skill`);
+    await page.getByTestId("drop-files").waitFor();
+    await drop("drop-files", "checklist.md");
+    await expect.poll(() => page.locator("table").filter({ hasText: "checklist.md" }).count()).toBeGreaterThan(0);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${server.url}/skills/import/?kind=skill`);
+    await page.getByTestId("drop-archive").waitFor();
+    await drop("drop-archive", "review.skill");
+    await expect.poll(() => page.getByTestId("drop-archive").textContent()).toContain("Chosen: review.skill");
+  });
+
   it("links a refused duplicate name to the existing item", async () => {
     const made = (
       await postAsPage(page, "/v1/workspaces/me/skills", {

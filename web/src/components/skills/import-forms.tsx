@@ -3,6 +3,7 @@
 import { formatSize, SKILL_MAX_BYTES } from "@loadout/api/domain/skills/limits";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useId, useState } from "react";
+import { DropZone } from "@/components/drop-zone";
 import { ErrorBanner } from "@/components/error-banner";
 import { useSession } from "@/components/session-provider";
 import { importSkillArchive, importSkillText } from "@/lib/skills/client";
@@ -103,16 +104,25 @@ export function ArchiveImportForm({ kind }: ImportFormProps) {
         <label htmlFor={id} className="field-label">
           Archive (.zip or .skill)
         </label>
-        <input
-          id={id}
-          type="file"
-          accept=".zip,.skill,application/zip"
-          className="file-input"
-          onChange={(event) => {
-            setArchive(event.target.files?.[0] ?? null);
+        <DropZone
+          onFiles={(files) => {
+            setArchive(files[0] ?? null);
             setProblem(null);
           }}
-        />
+          label={archive ? `Chosen: ${archive.name}` : "or drop the archive here"}
+          testId="drop-archive"
+        >
+          <input
+            id={id}
+            type="file"
+            accept=".zip,.skill,application/zip"
+            className="file-input"
+            onChange={(event) => {
+              setArchive(event.target.files?.[0] ?? null);
+              setProblem(null);
+            }}
+          />
+        </DropZone>
         <p className="field-hint">
           A zip of the {kind}&apos;s folder, with its <code>{documentFileName(kind)}</code> at the top or in one folder.
         </p>
