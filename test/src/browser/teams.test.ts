@@ -172,7 +172,7 @@ describe("teams in the console", () => {
     expect(edited.status).toBe(200);
     await ada.reload();
     await ada.getByRole("link", { name: "release-checklist v1" }).click();
-    await ada.waitForURL(/\/skills\/history\/\?name=release-checklist&version=1$/);
+    await ada.waitForURL(/\/skills\/history\/\?name=release-checklist&version=1&ws=[a-z-]+$/);
     await ada.getByText("Version 1 compared with the current version (v2)").waitFor();
     await nav(ada, "Activity").click();
     await ada.getByRole("heading", { name: "Events" }).waitFor();
