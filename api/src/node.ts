@@ -1,5 +1,6 @@
-import { parseNodeEnv } from "./entry/node-env";
-import { startNodeServer } from "./entry/node-server";
+import { listenProblem, parseNodeEnv } from "./entry/node-env";
+import { bufferedLines, type RunningServer, startNodeServer } from "./entry/node-server";
+import { humanLineLogger, jsonLineLogger, silentLogger, withSetupReminder } from "./logger";
 import { databaseUnavailable } from "./services/db-errors";
 
 // A database connection's failure that nothing awaited (the pool reconnects by itself, and the
@@ -21,13 +22,34 @@ try {
   process.exit(1);
 }
 
-const server = await startNodeServer(env);
+const lines = bufferedLines();
+const logger = withSetupReminder(
+  env.LOADOUT_LOG === "silent"
+    ? silentLogger
+    : env.LOADOUT_LOG === "json"
+      ? jsonLineLogger(lines)
+      : humanLineLogger(lines),
+  (text) => lines(`\n${text}\n`, "info"),
+);
+let server: RunningServer;
+try {
+  server = await startNodeServer(env, { logger });
+} catch (error) {
+  const problem = listenProblem(error, env);
+  if (!problem) throw error;
+  console.error(problem);
+  process.exit(1);
+}
 const engine =
   server.database.kind === "pglite" ? `embedded PGlite in ${env.LOADOUT_DATA_DIR}` : "Postgres (DATABASE_URL)";
 console.log(`\nLoadout is running at ${server.url}  (${engine})`);
-console.log(`  console ${server.url}/   API ${server.url}/v1/docs   health ${server.url}/healthz`);
+console.log(`  console  ${server.url}/`);
+console.log(`  API      ${server.url}/v1   (reference ${server.url}/v1/docs)`);
+console.log(`  MCP      ${server.url}/mcp`);
+console.log(`  health   ${server.url}/healthz`);
 if (server.setupUrl) {
   console.log(`\nNo account exists yet. Create the first one with this one-time link:\n  ${server.setupUrl}\n`);
+  logger.remind(server.setupUrl);
 }
 
 /** The bound on a graceful shutdown: past it the process exits anyway, saying so. */

@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { previousSecretKeys } from "./secret-keys-env";
 
+// What was wrong and what to do; never the value itself (the environment is never echoed).
+const PORT_PROBLEM = "must be a whole number from 0 to 65535: set a free port such as 8788, or unset it for 8787";
+const POOL_PROBLEM = "must be a whole number from 1 to 100, or unset for 4";
+
+/** A whole number within bounds, with one message for every way it can be wrong. */
+const wholeNumber = (min: number, max: number, problem: string) =>
+  z.coerce.number({ error: problem }).int({ error: problem }).min(min, { error: problem }).max(max, { error: problem });
+
 /** The Node entry's environment. Every variable is documented in the README. */
 export const NodeEnv = z
   .object({
-    LOADOUT_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+    LOADOUT_PORT: wholeNumber(0, 65_535, PORT_PROBLEM).default(8787),
     LOADOUT_HOST: z.string().min(1).default("127.0.0.1"),
     DATABASE_URL: z
       .string()
@@ -24,7 +32,11 @@ export const NodeEnv = z
     LOADOUT_PUBLIC_URL: z.url().optional(),
     /** Trust X-Forwarded-For from a reverse proxy for client addresses (rate limits). */
     LOADOUT_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
-    LOADOUT_LOG: z.enum(["json", "silent"]).default("json"),
+    /** Unset: a short line per API and MCP request in local mode, JSON lines in production. */
+    LOADOUT_LOG: z.preprocess(
+      (value) => (value === "" ? undefined : value),
+      z.enum(["human", "json", "silent"], { error: "must be `human`, `json` or `silent` (or unset)" }).optional(),
+    ),
     /** `0` sends every MCP request through the SDK's server, fast-lane tool calls included. */
     LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
     /** `1` lets remote MCP servers live on loopback: for local use and tests, never in production. */
@@ -33,7 +45,7 @@ export const NodeEnv = z
      * Postgres connections in the pool (DATABASE_URL only). postgres.js pipelines queries, so a
      * few connections beat many: on a 2-core database 4 served 6,400 req/s and 10 served 4,500.
      */
-    LOADOUT_DB_POOL: z.coerce.number().int().min(1).max(100).default(4),
+    LOADOUT_DB_POOL: wholeNumber(1, 100, POOL_PROBLEM).default(4),
   })
   .superRefine((env, ctx) => {
     if (env.LOADOUT_MODE === "production" && !env.LOADOUT_SECRET_KEY) {
@@ -44,7 +56,11 @@ export const NodeEnv = z
           "LOADOUT_SECRET_KEY is required in production mode; generate one with `openssl rand -base64 32` and keep it safe",
       });
     }
-  });
+  })
+  .transform((env) => ({
+    ...env,
+    LOADOUT_LOG: env.LOADOUT_LOG ?? (env.LOADOUT_MODE === "production" ? "json" : "human"),
+  }));
 
 export type NodeEnv = z.infer<typeof NodeEnv>;
 
@@ -53,7 +69,32 @@ export function parseNodeEnv(source: Record<string, string | undefined>): NodeEn
   const result = NodeEnv.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  - ${i.path.join(".") || "environment"}: ${i.message}`);
-    throw new Error(`Loadout cannot start; fix the environment:\n${lines.join("\n")}`);
+    throw new Error(
+      `Loadout cannot start; fix the environment:\n${lines.join("\n")}\nEach variable is described in README.md, "Configuration".`,
+    );
   }
   return result.data;
+}
+
+/** What to tell the person starting Loadout when the port cannot be had, instead of Node's stack. */
+export function listenProblem(error: unknown, env: Pick<NodeEnv, "LOADOUT_HOST" | "LOADOUT_PORT">): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${env.LOADOUT_HOST}:${env.LOADOUT_PORT}`;
+  const next = env.LOADOUT_PORT === 65_535 ? 8788 : env.LOADOUT_PORT + 1;
+  if (code === "EADDRINUSE")
+    return (
+      `Loadout cannot start: ${where} is already in use (another Loadout, or another program). ` +
+      `Stop that program, or choose a free port with LOADOUT_PORT, e.g. \`LOADOUT_PORT=${next} npm start\`.`
+    );
+  if (code === "EACCES")
+    return (
+      `Loadout cannot start: this user may not listen on ${where}. ` +
+      "Choose a port above 1023 with LOADOUT_PORT, e.g. `LOADOUT_PORT=8787 npm start`."
+    );
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return (
+      `Loadout cannot start: LOADOUT_HOST=${env.LOADOUT_HOST} is not an address of this machine. ` +
+      "Use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)."
+    );
+  return null;
 }

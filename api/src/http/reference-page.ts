@@ -11,6 +11,9 @@ const esc = (s: unknown) =>
     (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] ?? ch,
   );
 
+/** Prose from the schemas, escaped, with its Markdown code spans (`like this`) shown as code. */
+const prose = (s: unknown) => esc(s).replace(/`([^`\n]+)`/g, "<code>$1</code>");
+
 function resolve(doc: Json, schema: unknown): Json {
   const s = (schema ?? {}) as Json;
   const ref = s.$ref;
@@ -39,7 +42,7 @@ function fieldsTable(doc: Json, schema: unknown): string {
   const rows = Object.entries(props)
     .map(([name, prop]) => {
       const p = resolve(doc, prop);
-      return `<tr><td><code>${esc(name)}</code>${required.has(name) ? "" : " <span class=opt>optional</span>"}</td><td><code>${esc(typeOf(doc, prop))}</code></td><td>${esc(p.description ?? "")}</td></tr>`;
+      return `<tr><td><code>${esc(name)}</code>${required.has(name) ? "" : " <span class=opt>optional</span>"}</td><td><code>${esc(typeOf(doc, prop))}</code></td><td>${prose(p.description ?? "")}</td></tr>`;
     })
     .join("");
   return rows ? `<table><tr><th>field</th><th>type</th><th></th></tr>${rows}</table>` : "";
@@ -62,7 +65,7 @@ export function renderReference(doc: Json): string {
         const params = ((op.parameters as Json[] | undefined) ?? [])
           .map(
             (p) =>
-              `<li><code>${esc(p.name)}</code> (${esc(p.in)}) ${esc((p.schema as Json | undefined)?.description ?? p.description ?? "")}</li>`,
+              `<li><code>${esc(p.name)}</code> (${esc(p.in)}) ${prose((p.schema as Json | undefined)?.description ?? p.description ?? "")}</li>`,
           )
           .join("");
         const body = (
@@ -71,11 +74,11 @@ export function renderReference(doc: Json): string {
         const responses = Object.entries((op.responses ?? {}) as Record<string, Json>)
           .map(([code, r]) => {
             const schema = ((r.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema;
-            return `<li><b>${esc(code)}</b> ${esc(r.description)}${schema ? ` <code>${esc(typeOf(doc, schema))}</code>` : ""}</li>`;
+            return `<li><b>${esc(code)}</b> ${prose(r.description)}${schema ? ` <code>${esc(typeOf(doc, schema))}</code>` : ""}</li>`;
           })
           .join("");
         return `<section id="${esc(`${method}-${path}`)}"><h2><span class="m ${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h2>
-<p>${esc(op.summary)}</p><p class=auth>Auth: ${auth}</p>
+<p>${prose(op.summary)}</p><p class=auth>Auth: ${auth}</p>
 ${params ? `<h3>Parameters</h3><ul>${params}</ul>` : ""}${body ? `<h3>Body</h3>${fieldsTable(doc, body)}` : ""}<h3>Responses</h3><ul>${responses}</ul></section>`;
       }),
     )
@@ -88,7 +91,8 @@ section{border-top:1px solid #e5e7eb;padding:.5rem 0}h2{font-size:1.05rem}h3{fon
 .m{font:600 12px ui-monospace,monospace;padding:2px 6px;border-radius:4px;color:#fff;background:#6b7280}.get{background:#2563eb}.post{background:#16a34a}.delete{background:#dc2626}.patch,.put{background:#d97706}
 table{border-collapse:collapse;font-size:14px}td,th{border-bottom:1px solid #eee;padding:3px 10px 3px 0;text-align:left;vertical-align:top}.opt{color:#6b7280;font-size:12px}.auth{color:#4b5563;font-size:14px}
 @media(prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}code{background:#161b22}section,td,th{border-color:#30363d}}
-</style></head><body><h1>${esc(info.title)} <small>${esc(info.version)}</small></h1><p>${esc(info.description)}</p>
+nav{font-size:14px;margin-bottom:1rem}
+</style></head><body><nav><a href="/">← Back to the console</a></nav><h1>${esc(info.title)} <small>${esc(info.version)}</small></h1><p>${prose(info.description)}</p>
 <p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a>. Errors are <code>{"error":{"code","message","requestId","details?"}}</code>.</p>
 ${sections}</body></html>`;
 }

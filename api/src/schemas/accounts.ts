@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { judgePassword, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "../domain/accounts/password-strength";
 import { Line, Timestamp } from "./common";
 
 export const Email = Line({ error: "email is required" })
@@ -11,14 +12,22 @@ export const Email = Line({ error: "email is required" })
 // every other text field's: no keyboard types them, so one pasted in is a password its owner
 // could not type again at sign-in.
 const NewPassword = Line({ error: "password is required" })
-  .min(10, "password must have at least 10 characters")
-  .max(1024, "password must have at most 1024 characters")
+  .min(PASSWORD_MIN_CHARS, `password must have at least ${PASSWORD_MIN_CHARS} characters`)
+  .max(PASSWORD_MAX_CHARS, `password must have at most ${PASSWORD_MAX_CHARS} characters`)
   .openapi({ example: "correct horse battery staple" });
+
+/** Strength is judged against the whole input: a password made of the account's own email or name is weak. */
+function strongPassword(input: { email: string; password: string; name?: string | undefined }, ctx: z.RefinementCtx) {
+  if (input.password.length < PASSWORD_MIN_CHARS || input.password.length > PASSWORD_MAX_CHARS) return;
+  const { problem } = judgePassword(input.password, [input.email, input.name ?? ""]);
+  if (problem) ctx.addIssue({ code: "custom", path: ["password"], message: problem });
+}
 
 const Name = Line().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
 
 export const SignUpInput = z
   .strictObject({ email: Email, password: NewPassword, name: Name.optional() })
+  .superRefine(strongPassword)
   .openapi("SignUpInput");
 export type SignUpInput = z.infer<typeof SignUpInput>;
 
@@ -37,6 +46,7 @@ export const SetupInput = z
     password: NewPassword,
     name: Name.optional(),
   })
+  .superRefine(strongPassword)
   .openapi("SetupInput");
 export type SetupInput = z.infer<typeof SetupInput>;
 

@@ -4,9 +4,8 @@ import { ScopeSchema } from "./skills";
 
 export const ImportServersInput = z
   .strictObject({
-    text: Text({ error: "text is required: paste an mcpServers block" })
-      .min(1, "text is empty")
-      .max(256 * 1024),
+    // An empty paste is the import's own to explain ("The paste is empty. Paste the …").
+    text: Text({ error: "text is required: paste an mcpServers block" }).max(256 * 1024),
   })
   .openapi("ImportServersInput");
 

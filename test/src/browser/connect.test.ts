@@ -111,10 +111,11 @@ describe("the Connect page", () => {
     expect(days).toBeGreaterThan(89);
     expect(days).toBeLessThanOrEqual(90);
 
-    // The other clients' snippets carry the same secret and headers, in their own formats.
+    // The other clients' snippets carry the same headers in their own formats, and a token of their
+    // own: one made on this tab is named for this tab's client, so it is not shown on the others.
     await setup.getByRole("tab", { name: "Claude Code" }).click();
     expect(await snippetText()).toBe(
-      `claude mcp add --transport http loadout ${mcpUrl} --header "Authorization: Bearer ${secret}" --header "X-Loadout-Project: /Work/Shop"`,
+      `claude mcp add --transport http loadout ${mcpUrl} --header "Authorization: Bearer lo_…" --header "X-Loadout-Project: /Work/Shop"`,
     );
     await setup.getByLabel("Plan mode").check();
     await setup.getByRole("tab", { name: "Codex" }).click();
@@ -122,19 +123,27 @@ describe("the Connect page", () => {
       [
         "[mcp_servers.loadout]",
         `url = "${mcpUrl}"`,
-        `http_headers = { "Authorization" = "Bearer ${secret}", "X-Loadout-Project" = "/Work/Shop", "X-Loadout-Mode" = "plan" }`,
+        `http_headers = { "Authorization" = "Bearer lo_…", "X-Loadout-Project" = "/Work/Shop", "X-Loadout-Mode" = "plan" }`,
       ].join("\n"),
     );
     await setup.getByRole("tab", { name: "VS Code" }).click();
+    await setup.getByRole("button", { name: "Create a token for this" }).click();
+    await page.getByTestId("snippet-token-notice").waitFor();
+    const vscode = JSON.parse(await snippetText()) as { servers: { loadout: { headers: Record<string, string> } } };
+    const vscodeSecret = vscode.servers.loadout.headers.Authorization ?? "";
+    expect(vscodeSecret).toMatch(/^Bearer lo_[0-9A-Za-z]{43}$/);
+    expect(vscodeSecret).not.toBe(`Bearer ${secret}`);
     expect(JSON.parse(await snippetText())).toEqual({
       servers: {
         loadout: {
           type: "http",
           url: mcpUrl,
-          headers: { Authorization: `Bearer ${secret}`, "X-Loadout-Project": "/Work/Shop", "X-Loadout-Mode": "plan" },
+          headers: { Authorization: vscodeSecret, "X-Loadout-Project": "/Work/Shop", "X-Loadout-Mode": "plan" },
         },
       },
     });
+    const names = ((await rest("/v1/tokens")).body.tokens as { name: string }[]).map((t) => t.name).sort();
+    expect(names).toEqual([expect.stringMatching(/^MCP client on /), expect.stringMatching(/^VS Code on \d{4}-/)]);
     await setup.getByLabel("Plan mode").uncheck();
     await setup.getByRole("tab", { name: "Other (mcpServers JSON)" }).click();
     expect(JSON.parse(await snippetText())).toEqual(config);

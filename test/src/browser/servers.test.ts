@@ -78,7 +78,7 @@ async function pasteAndOpen(block: Record<string, { url: string }>, slug: string
   await dialog.getByRole("button", { name: "Import" }).click();
   await dialog.getByTestId("import-result").waitFor();
   await dialog.getByRole("link", { name: slug }).click();
-  await page.waitForURL(`${server.url}/servers/edit/?slug=${slug}`);
+  await page.waitForURL(`${server.url}/servers/edit/?slug=${slug}&ws=me`);
 }
 
 async function testConnection(): Promise<void> {
@@ -172,7 +172,7 @@ describe("servers in the console", () => {
 
   it("tests a server from its page and turns the light green; a server that does not answer turns red with the reason", async () => {
     await page.getByTestId("server-row").getByRole("link", { name: "everything" }).click();
-    await page.waitForURL(`${server.url}/servers/edit/?slug=everything`);
+    await page.waitForURL(`${server.url}/servers/edit/?slug=everything&ws=me`);
     await page.getByRole("heading", { name: "everything", level: 1 }).waitFor();
     const connection = page.getByRole("region", { name: "Connection" });
     expect(await connection.getByTestId("status-light").getAttribute("data-status")).toBe("unknown");
@@ -217,7 +217,7 @@ describe("servers in the console", () => {
 
   it("refuses a stale edit without overwriting, like the skills editor", async () => {
     await page.getByTestId("server-row").getByRole("link", { name: "everything" }).click();
-    await page.waitForURL(`${server.url}/servers/edit/?slug=everything`);
+    await page.waitForURL(`${server.url}/servers/edit/?slug=everything&ws=me`);
     const settings = page.getByRole("form", { name: "Server settings" });
     await settings.getByLabel("Label").waitFor();
 
@@ -256,6 +256,32 @@ describe("servers in the console", () => {
       .toMatchObject({ enabled: true, state: "global" });
   });
 
+  it("reviews many new tools as compact rows, and asks before approving all, naming the ones that read the environment", async () => {
+    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
+    await review.waitFor();
+    const rows = review.getByTestId("pin-change");
+    const waiting = await rows.count();
+    expect(waiting).toBeGreaterThan(10);
+    // One line per tool until opened: the whole review fits in about a screen.
+    const box = await review.boundingBox();
+    expect(box?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(120 + waiting * 60);
+    const getEnv = review.locator('[data-testid="pin-change"][data-tool="get-env"]');
+    expect(await getEnv.locator("pre").isVisible()).toBe(false);
+    await getEnv.locator("summary code").click();
+    await expect.poll(() => getEnv.locator("pre").isVisible()).toBe(true);
+
+    await review.getByRole("button", { name: `Approve all ${waiting}` }).click();
+    const confirm = review.getByTestId("approve-all");
+    await confirm.waitFor();
+    const listed = await confirm.getByTestId("sensitive-tools").locator("code").allTextContents();
+    expect(listed).toContain("get-env");
+    expect(listed).not.toContain("echo");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(waiting);
+    expect((await tools("everything")).every((tool) => tool.pin === "new")).toBe(true);
+  });
+
   it("lists a server's tools after Test, approves them, and sets enable and plan-safe actions per tool", async () => {
     await pasteAndOpen({ tracker: { url: stateless.url } }, "tracker");
     await page.getByRole("region", { name: "Tools" }).getByText("press Test").waitFor();
@@ -266,6 +292,7 @@ describe("servers in the console", () => {
     await review.waitFor();
     expect(await review.getByTestId("pin-change").count()).toBe((await tools("tracker")).length);
     await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
     await review.waitFor({ state: "detached" });
     expect((await tools("tracker")).every((tool) => tool.pin === "approved")).toBe(true);
 
@@ -319,6 +346,16 @@ describe("servers in the console", () => {
     expect(listed).toContain("issues");
     expect(listed).not.toContain("echo");
     await client.close();
+
+    // Activity says which tool changed and how, not only the server.
+    await nav("Activity").click();
+    await page.waitForURL(`${server.url}/activity/`);
+    const updates = page.getByTestId("activity-row").filter({ hasText: "server.tool_updated" });
+    await updates.first().waitFor();
+    const texts = await updates.allTextContents();
+    expect(texts.some((text) => text.includes("echo of server tracker · switched off"))).toBe(true);
+    expect(texts.some((text) => text.includes("issues of server tracker · plan-safe: list, get"))).toBe(true);
+    await page.goBack();
   });
 
   it("shows what changed in a tool's definition and approves the change", async () => {
@@ -327,6 +364,7 @@ describe("servers in the console", () => {
     await testConnection();
     const review = page.getByRole("region", { name: /tools? waits? for your review/ });
     await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
     await review.waitFor({ state: "detached" });
 
     // The upstream changes shifty's description; Test fetches the list again and the change is withheld.

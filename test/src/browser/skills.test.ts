@@ -59,6 +59,9 @@ beforeAll(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  // These tests leave refused edits behind on purpose and move on: the unsaved-edit question
+  // (tested in first-hour.test.ts) is answered "leave".
+  page.on("dialog", (dialog) => void dialog.accept());
 });
 afterAll(async () => {
   await browser?.close();
@@ -97,7 +100,7 @@ describe("skills in the console", () => {
     await page.getByLabel("Instructions", { exact: true }).fill(INSTRUCTIONS);
 
     await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}&ws=me`);
     await page.getByRole("heading", { name: NAME }).waitFor();
     const created = await skill();
     expect(created.description).toBe(FIRST_DESCRIPTION);
@@ -113,7 +116,7 @@ describe("skills in the console", () => {
 
   it("refuses a credential with its file and line, and stores nothing", async () => {
     await page.getByTestId("skill-row").filter({ hasText: NAME }).getByRole("link", { name: NAME }).click();
-    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}&ws=me`);
     const before = await skill();
 
     const body = `${INSTRUCTIONS}\nUse the token ${fakeGitHubToken()} to call the API.\n`;
@@ -178,14 +181,14 @@ describe("skills in the console", () => {
 
   it("keeps history: diffs a version and restores it", async () => {
     await page.getByTestId("skill-row").filter({ hasText: NAME }).getByRole("link", { name: NAME }).click();
-    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}&ws=me`);
     await page.getByLabel("Description", { exact: true }).fill(SECOND_DESCRIPTION);
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved as version 2.").waitFor();
     expect((await skill()).description).toBe(SECOND_DESCRIPTION);
 
     await page.getByRole("link", { name: "History", exact: true }).click();
-    await page.waitForURL(`${server.url}/skills/history/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/history/?name=${NAME}&ws=me`);
     const rows = page.getByTestId("version-row");
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.first().textContent()).toContain("v2");
@@ -208,7 +211,7 @@ describe("skills in the console", () => {
 
   it("adds a file under a folder path and removes it", async () => {
     await page.getByRole("link", { name: NAME, exact: true }).click();
-    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}&ws=me`);
     await page.getByLabel("Add files").setInputFiles({
       name: "checklist.md",
       mimeType: "text/markdown",
@@ -232,9 +235,9 @@ describe("skills in the console", () => {
 
   it("removes the skill after an inline confirmation", async () => {
     await page.getByRole("link", { name: "History", exact: true }).click();
-    await page.waitForURL(`${server.url}/skills/history/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/history/?name=${NAME}&ws=me`);
     await page.getByRole("link", { name: NAME, exact: true }).click();
-    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}`);
+    await page.waitForURL(`${server.url}/skills/edit/?name=${NAME}&ws=me`);
     await page.getByRole("button", { name: "Remove", exact: true }).click();
     await page.getByRole("button", { name: "Yes, remove" }).click();
     await page.waitForURL(`${server.url}/skills/`);

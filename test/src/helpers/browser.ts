@@ -32,3 +32,23 @@ export async function signUpInBrowser(page: Page, url: string, email = "ada@exam
   await page.getByRole("button", { name: "Sign up" }).click();
   await page.waitForURL(`${url}/tokens/`);
 }
+
+/** A write to the REST API from inside the page, with its session cookie and CSRF token, as the console sends it. */
+export function postAsPage(
+  page: Page,
+  url: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return page.evaluate(
+    async ({ url, body }) => {
+      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    { url, body },
+  );
+}

@@ -15,7 +15,11 @@ import {
 } from "@/lib/workspace";
 import { Brand } from "./brand";
 import { ErrorBanner } from "./error-banner";
+import { GettingStarted } from "./getting-started";
 import { useSession } from "./session-provider";
+
+/** Where a new user lands: after setup (Tokens) and after sign-in (Skills). */
+const LANDING_PAGES = ["/skills/", "/tokens/"];
 
 const SECTIONS = [
   { href: "/skills/", label: "Skills" },
@@ -26,6 +30,14 @@ const SECTIONS = [
   { href: "/team/", label: "Team" },
   { href: "/activity/", label: "Activity" },
 ] as const;
+
+// Pages that show one item of a workspace, and the list to go to when the workspace changes: the
+// item belongs to the workspace left behind.
+const ITEM_PAGES: [prefix: string, list: string][] = [
+  ["/skills/edit/", "/skills/"],
+  ["/skills/history/", "/skills/"],
+  ["/servers/edit/", "/servers/"],
+];
 
 function withTrailingSlash(path: string): string {
   return path.endsWith("/") ? path : `${path}/`;
@@ -63,9 +75,11 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
       select: (next: string) => {
         storeWorkspace(next);
         setWs(next);
+        const list = ITEM_PAGES.find(([prefix]) => pathname.startsWith(prefix))?.[1];
+        if (list) router.push(list);
       },
     };
-  }, [ws, me.workspaces]);
+  }, [ws, me.workspaces, pathname, router]);
 
   const signOut = async () => {
     setSigningOut(true);
@@ -102,11 +116,21 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
               value={current.ws}
               onChange={(event) => current.select(event.target.value)}
             >
-              {me.workspaces.map((workspace) => (
-                <option key={workspace.id} value={workspace.kind === "personal" ? PERSONAL_WORKSPACE : workspace.slug}>
-                  {workspace.kind === "personal" ? `${workspace.name} (personal)` : `${workspace.name} (team)`}
-                </option>
-              ))}
+              {/* Grouped rather than suffixed "(personal)"/"(team)": the narrow sidebar cut the suffix in half. */}
+              {(["personal", "team"] as const).map((kind) => {
+                const group = me.workspaces.filter(
+                  (workspace) => (workspace.kind === "personal") === (kind === "personal"),
+                );
+                return group.length === 0 ? null : (
+                  <optgroup key={kind} label={kind === "personal" ? "Personal" : "Teams"}>
+                    {group.map((workspace) => (
+                      <option key={workspace.id} value={kind === "personal" ? PERSONAL_WORKSPACE : workspace.slug}>
+                        {workspace.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                );
+              })}
             </select>
           </div>
         </div>
@@ -138,7 +162,12 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
         <ErrorBanner error={error} />
         <WorkspaceContext.Provider value={current}>
           {/* A new workspace is a new page: every view loads its data again. */}
-          {ws !== null && <Fragment key={ws}>{children}</Fragment>}
+          {ws !== null && (
+            <Fragment key={ws}>
+              {LANDING_PAGES.includes(pathname) && <GettingStarted />}
+              {children}
+            </Fragment>
+          )}
         </WorkspaceContext.Provider>
       </main>
     </div>

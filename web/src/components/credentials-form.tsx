@@ -1,6 +1,7 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import type { PasswordVerdict } from "@loadout/api/domain/accounts/password-strength";
+import { type FormEvent, useEffect, useState } from "react";
 import { splitErrorDetails } from "@/lib/form-errors";
 import { ErrorBanner } from "./error-banner";
 import { TextField } from "./text-field";
@@ -15,6 +16,27 @@ type CredentialsFormProps = {
 };
 
 const FIELDS = ["name", "email", "password"] as const;
+
+type Judge = (password: string, related: string[]) => PasswordVerdict;
+
+/**
+ * The API's own strength rule, loaded when a new password is first typed: its dictionaries are too
+ * large for the first page load, and sign-in never needs them.
+ */
+function usePasswordVerdict(enabled: boolean, password: string, related: string[]): PasswordVerdict | null {
+  const [judge, setJudge] = useState<Judge | null>(null);
+  const wanted = enabled && password.length > 0;
+  useEffect(() => {
+    if (!wanted || judge) return;
+    void import("@loadout/api/domain/accounts/password-strength").then((module) =>
+      setJudge(() => module.judgePassword),
+    );
+  }, [wanted, judge]);
+  if (!wanted || !judge) return null;
+  return judge(password, related);
+}
+
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${text.endsWith(".") ? "" : "."}`;
 
 export function CredentialsForm({ submitLabel, newAccount, onSubmit }: CredentialsFormProps) {
   const [name, setName] = useState("");
@@ -37,6 +59,14 @@ export function CredentialsForm({ submitLabel, newAccount, onSubmit }: Credentia
   };
 
   const { fields, others } = splitErrorDetails(error, FIELDS);
+  const verdict = usePasswordVerdict(newAccount, password, [email, name]);
+  const passwordHint = !newAccount ? undefined : verdict?.ok ? (
+    <span data-testid="password-verdict">Strong enough.</span>
+  ) : verdict?.problem ? (
+    <span data-testid="password-verdict">{sentence(verdict.problem)}</span>
+  ) : (
+    "At least 10 characters, hard to guess: a few uncommon words work well."
+  );
 
   return (
     <form className="form" onSubmit={handleSubmit} noValidate>
@@ -70,7 +100,7 @@ export function CredentialsForm({ submitLabel, newAccount, onSubmit }: Credentia
         required
         value={password}
         onChange={(event) => setPassword(event.target.value)}
-        hint={newAccount ? "At least 10 characters." : undefined}
+        hint={passwordHint}
         error={fields.password}
       />
       <button type="submit" className="button button-primary button-block" disabled={pending} aria-busy={pending}>

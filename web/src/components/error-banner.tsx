@@ -12,11 +12,9 @@ export function ErrorBanner({ error, details }: ErrorBannerProps) {
   const requestId = error instanceof ApiError ? error.requestId : undefined;
   // The API's message repeats every detail; when the details are shown, a short lead-in reads better.
   const hasDetails = error instanceof ApiError && error.details.length > 0;
-  const message = hasDetails
-    ? listed.length > 0
-      ? "Check these fields:"
-      : "Check the highlighted fields."
-    : errorMessage(error);
+  // Every detail is shown beside its field: a second, generic message above them says nothing more.
+  if (hasDetails && listed.length === 0) return null;
+  const message = hasDetails ? "Check these fields:" : errorMessage(error);
   return (
     <div className="banner banner-error" role="alert">
       <p className="banner-message">{message}</p>

@@ -142,6 +142,12 @@ describe("upstreamUrlProblem", () => {
     ["http://[::1]:3000/mcp", true, null],
     ["http://tools.localhost/mcp", true, null],
     ["http://localhost:3000/mcp", false, "uses http://"],
+    [
+      "http://localhost:3000/mcp",
+      false,
+      "the loopback exception is off: for a server on this machine, start Loadout with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1",
+    ],
+    ["http://127.0.0.1:3000/mcp", false, "LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1"],
     ["https://localhost/mcp", false, "a loopback name"],
     ["https://127.0.0.1/mcp", false, "a loopback address"],
     ["https://0x7f.1/mcp", false, "a loopback address"],

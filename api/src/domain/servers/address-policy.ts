@@ -82,8 +82,16 @@ export function upstreamUrlProblem(
   const isLoopback = isLoopbackName || (literal.kind === "loopback" && literal.nat64Of === undefined);
 
   if (isLoopback && options.allowLoopback) return null;
+  // Servers on this machine are what a local user most often adds: say which switch allows them.
+  if (isLoopback) {
+    const scheme = parsed.protocol === "http:" ? "uses http:// and " : "";
+    return (
+      `${scheme}points to ${host}, a loopback ${isLoopbackName ? "name" : "address"}, and the loopback exception is off: ` +
+      "for a server on this machine, start Loadout with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1 (local use only); otherwise use the server's public https:// URL"
+    );
+  }
   if (parsed.protocol === "http:") {
-    return "uses http://; upstream servers must be reached over https:// (plain http is allowed only for loopback in development)";
+    return "uses http://; upstream servers must be reached over https://";
   }
   if (isLoopbackName) return `points to ${host}, a loopback name: upstream servers must be public`;
   if (isLiteral) return upstreamAddressProblem(host, options);

@@ -865,12 +865,63 @@ const problems: Case[] = [
   ],
 ];
 
+const pastes: Case[] = [
+  [
+    "YAML is recognised and answered with a request for the JSON form",
+    "mcpServers:\n  github:\n    url: https://api.githubcopilot.com/mcp/\n",
+    {
+      servers: [],
+      skipped: [],
+      problem: `This looks like YAML. Paste the JSON form of the same servers, such as {"mcpServers": {"name": {"url": "https://…"}}}: most clients document both, and a YAML-to-JSON converter gives it.`,
+    },
+  ],
+  [
+    "YAML list under a comment",
+    "# servers\n- name: github\n  url: https://api.githubcopilot.com/mcp/\n",
+    { servers: [], skipped: [], problem: expect.stringContaining("This looks like YAML") as unknown as string },
+  ],
+  [
+    "two names differing only in case clash within the paste",
+    `{"mcpServers": {"GitHub": {"url": "https://a.example.com/mcp"}, "github": {"url": "https://b.example.com/mcp"}}}`,
+    {
+      servers: [remote("GitHub", "https://a.example.com/mcp")],
+      skipped: [
+        {
+          name: "github",
+          reason: 'duplicate name: "GitHub" earlier in this paste differs only in case; rename one of them',
+        },
+      ],
+    },
+  ],
+  [
+    "a whole opencode config: servers under mcp, $schema ignored, remote and local types",
+    `{
+  "$schema": "https://opencode.ai/config.json",
+  "theme": "dark",
+  "mcp": {
+    "context7": { "type": "remote", "url": "https://mcp.context7.com/mcp", "enabled": true },
+    "local-files": { "type": "local", "command": ["npx", "-y", "server-filesystem"] }
+  }
+}`,
+    {
+      servers: [remote("context7", "https://mcp.context7.com/mcp")],
+      skipped: [{ name: "local-files", reason: STDIO }],
+    },
+  ],
+  [
+    "servers under an unknown wrapper key are found, never $schema as a server",
+    `{"$schema": "https://example.com/schema.json", "tools": {"docs": {"url": "https://docs.example.com/mcp"}}}`,
+    { servers: [remote("docs", "https://docs.example.com/mcp")], skipped: [] },
+  ],
+];
+
 describe("parseMcpImport", () => {
   describe.each([
     ["client documentation", clientDocs],
     ["dialects", dialects],
     ["skipped entries", skippedEntries],
     ["whole-paste problems", problems],
+    ["pastes from the first hour", pastes],
   ])("%s", (_group, cases) => {
     it.each(cases)("%s", (_title, text, expected) => {
       expect(parseMcpImport(text)).toEqual(expected);

@@ -44,6 +44,10 @@ export function parseMcpImport(text: string): McpImportResult {
   if (source.trim() === "") return failed(`The paste is empty. ${EXPECTED}`);
   if (/^(?:\s*#[^\n]*\n)*\s*\[mcp_servers/.test(source))
     return failed(`this looks like TOML; paste JSON, such as ${EXAMPLE}.`);
+  if (looksLikeYaml(source))
+    return failed(
+      `This looks like YAML. Paste the JSON form of the same servers, such as ${EXAMPLE}: most clients document both, and a YAML-to-JSON converter gives it.`,
+    );
   let doc: Json;
   try {
     doc = new JsoncReader(source).document();
@@ -57,16 +61,20 @@ export function parseMcpImport(text: string): McpImportResult {
 
   const servers: ImportedServer[] = [];
   const skipped: SkippedServer[] = [];
-  const seen = new Set<string>();
+  // Names that differ only in case become the same server slug: report the clash within the paste.
+  const seen = new Map<string, string>();
   for (const [rawName, value] of found) {
     const name = rawName.trim();
+    const earlier = seen.get(name.toLowerCase());
     const read =
       name === ""
         ? 'the name is empty: give the server a name such as "github"'
-        : seen.has(name)
+        : earlier === name
           ? DUPLICATE_REASON
-          : readServer(name, value);
-    seen.add(name);
+          : earlier !== undefined
+            ? `${DUPLICATE_REASON}: "${earlier}" earlier in this paste differs only in case; rename one of them`
+            : readServer(name, value);
+    if (earlier === undefined) seen.set(name.toLowerCase(), name);
     if (typeof read === "string") skipped.push({ name, reason: read });
     else if (servers.length >= MAX_SERVERS_PER_IMPORT) skipped.push({ name, reason: LIMIT_REASON });
     else servers.push(read);
@@ -87,6 +95,18 @@ function stripFence(text: string): string {
 }
 
 const CONTAINER_KEYS = ["mcpServers", "servers", "context_servers"];
+/**
+ * Keys under which whole client configs keep their servers beside other settings: opencode's and
+ * VS Code's `mcp`, Continue's `mcp_servers`, Amp's `amp.mcpServers`.
+ */
+const WRAPPER_KEYS = ["mcp", "mcp_servers", "mcpservers", "amp.mcpServers"];
+
+/** A YAML document rather than JSON: a first line `key:` (or `- item`) and no JSON punctuation at the start. */
+function looksLikeYaml(source: string): boolean {
+  const first = source.split("\n").find((line) => line.trim() !== "" && !/^\s*#/.test(line));
+  if (first === undefined || /^\s*[{["]/.test(first)) return false;
+  return /^\s*(?:-\s+)?[A-Za-z_$][\w.$-]*\s*:(?:\s|$)/.test(first) || /^\s*---\s*$/.test(first);
+}
 const SERVER_KEYS = ["url", "serverUrl", "httpUrl", "command", "type"];
 
 function findEntries(doc: Json): (readonly [string, Json])[] | string {
@@ -100,9 +120,22 @@ function findEntries(doc: Json): (readonly [string, Json])[] | string {
   // VS Code user settings nest the block: {"mcp": {"servers": {…}}}.
   const mcp = doc.get("mcp");
   if (mcp instanceof JsonObject && mcp.get("servers") !== undefined) return findEntries(mcp);
+  // A whole client config (opencode: {"$schema": …, "mcp": {"name": {"type": "remote", "url": …}}}).
+  for (const key of WRAPPER_KEYS) {
+    const block = doc.get(key);
+    if (block instanceof JsonObject && block.entries.some(([, value]) => looksLikeServer(value))) return block.entries;
+  }
   if (isSingleServer(doc)) return [[singleServerName(doc), doc]];
-  if (!doc.entries.some(([, value]) => value instanceof JsonObject)) return "Found no MCP servers in this JSON";
-  return doc.entries;
+  // `$schema` and the like describe the file, never a server.
+  const entries = doc.entries.filter(([key]) => !key.startsWith("$"));
+  if (!entries.some(([, value]) => looksLikeServer(value))) {
+    const holder = entries.find(
+      ([, value]) => value instanceof JsonObject && value.entries.some(([, inner]) => looksLikeServer(inner)),
+    );
+    if (holder && holder[1] instanceof JsonObject) return holder[1].entries;
+    if (!entries.some(([, value]) => value instanceof JsonObject)) return "Found no MCP servers in this JSON";
+  }
+  return entries;
 }
 
 function looksLikeServer(value: Json | undefined): boolean {
@@ -138,6 +171,9 @@ const TRANSPORTS = new Map<string, ImportedServer["transport"] | "stdio">([
   ["streamablehttp", "streamable-http"],
   ["sse", "sse"],
   ["stdio", "stdio"],
+  // opencode's spellings.
+  ["remote", "streamable-http"],
+  ["local", "stdio"],
 ]);
 
 /** One entry, or the reason it cannot be imported (what is wrong and how to fix it). */

@@ -1,5 +1,5 @@
 /**
- * Credentials the secretlint recommended preset (13.1) does not report, found by testing it with
+ * Credentials the secretlint recommended preset (12.0) does not report, found by testing it with
  * correctly formatted fake secrets of each kind the product must refuse:
  * - a PEM private key header without a full, valid base64 body (the preset validates the body,
  *   and knows neither `ENCRYPTED PRIVATE KEY` nor armoured `PGP PRIVATE KEY BLOCK` bodies);
@@ -7,7 +7,9 @@
  * - signed JWTs;
  * - OpenAI project, service-account and admin keys without the `T3BlbkFJ` marker;
  * - Anthropic keys other than `sk-ant-api0N-…AA` (admin keys, OAuth tokens);
- * - Slack `xoxs-` tokens.
+ * - Slack `xoxs-` tokens;
+ * - Stripe, Cloudflare and Tailscale keys: preset 12.0, the last release that accepts Node 20,
+ *   has no rules for them (13.x added them); the patterns are those of secretlint 13.1.
  * There is deliberately no allow-list here: a placeholder is refused unless secretlint itself
  * allows it.
  */
@@ -30,6 +32,12 @@ export const SUPPLEMENTARY_RULES: SupplementaryRule[] = [
   { kind: "OpenAI API key", pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}/g },
   { kind: "Anthropic API key", pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]+\d{2}-[A-Za-z0-9_-]{40,}/g },
   { kind: "Slack token", pattern: /(?<![A-Za-z0-9])xoxs-(?:[A-Za-z0-9]{1,40}-)+[A-Za-z0-9]{1,40}(?![A-Za-z0-9])/g },
+  { kind: "Stripe key", pattern: /(?<!\p{L})(?:sk|rk)_(?:live|test)_[a-zA-Z0-9]{24,99}(?![a-zA-Z0-9])/gu },
+  { kind: "Cloudflare token", pattern: /(?<!\p{L})(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[0-9a-f]{8}(?![A-Za-z0-9])/gu },
+  {
+    kind: "Tailscale key",
+    pattern: /(?<!\p{L})tskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}(?![0-9A-Za-z_])/gu,
+  },
 ];
 
 /**

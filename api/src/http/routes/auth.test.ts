@@ -79,6 +79,21 @@ describe("sign-up", () => {
     ]);
   });
 
+  it("refuses a guessable password, saying why, and stores nothing", async () => {
+    for (const [password, why] of [
+      ["password123", "it is a commonly used password"],
+      ["hopper2024", "it contains your name or email"],
+    ] as const) {
+      const res = await post("/v1/auth/signup", { email: "grace.hopper@example.com", password, name: "Grace Hopper" });
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.error.details).toEqual([{ path: "password", message: expect.stringContaining(why) }]);
+      expect(body.error.details[0].message).toContain("password is too easy to guess");
+    }
+    const rows = await t.database.db.select().from(users).where(eq(users.email, "grace.hopper@example.com"));
+    expect(rows).toEqual([]);
+  });
+
   it("refuses malformed JSON, non-JSON and oversized bodies with distinct errors", async () => {
     const malformed = await t.app.request("/v1/auth/signup", {
       method: "POST",

@@ -74,6 +74,32 @@ describe("server records", () => {
     expect((await t.database.db.select({ n: count() }).from(mcpServers))[0]?.n).toBe(before);
   });
 
+  it("says plainly what is wrong with a paste: empty, YAML, a clash within it, loopback while the exception is off", async () => {
+    const empty = await api(`${base}/import`, { method: "POST", body: { text: "" } });
+    expect(empty.status).toBe(400);
+    expect((await empty.json()).error.message).toMatch(/^The paste is empty\. Paste the "mcpServers" block/);
+    const yaml = await api(`${base}/import`, {
+      method: "POST",
+      body: { text: "mcpServers:\n  a:\n    url: https://a.example.com\n" },
+    });
+    expect((await yaml.json()).error.message).toMatch(/^This looks like YAML\. Paste the JSON form/);
+
+    const clash = await (
+      await paste({
+        "Paste Twin": { url: "https://one.example.com/mcp" },
+        "paste-twin": { url: "https://two.example.com/mcp" },
+        local: { url: "http://127.0.0.1:9/mcp" },
+      })
+    ).json();
+    expect(clash.imported.map((s: { slug: string }) => s.slug)).toEqual(["paste-twin"]);
+    const reasons = Object.fromEntries(clash.skipped.map((s: { name: string; reason: string }) => [s.name, s.reason]));
+    expect(reasons["paste-twin"]).toBe(
+      '"Paste Twin" earlier in this paste also gives the slug "paste-twin"; rename one of them',
+    );
+    expect(reasons.local).toContain("the loopback exception is off");
+    expect(reasons.local).toContain("LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1");
+  });
+
   it("edits with revisions; changing what the server is resets its status, a label does not", async () => {
     await t.database.db.update(mcpServers).set({ status: "ok" }).where(eq(mcpServers.slug, "linear"));
     let s = await (await api(`${base}/linear`)).json();

@@ -13,8 +13,13 @@ export interface ClientSighting {
   endpointId: string | null;
 }
 
-/** Sightings written in the last minute, per process: the console needs "last seen", not every request. */
-const recent = new Map<string, number>();
+/**
+ * Sightings written in the last minute, per process: the console needs "last seen", not a write per
+ * request. The requests seen meanwhile are counted here and added at the next write, so the
+ * Connect page's count is the number of requests, not of writes (at most a minute's worth per
+ * process is lost when it stops).
+ */
+const recent = new Map<string, { at: number; unwritten: number }>();
 const RESOLUTION_MS = 60_000;
 
 /**
@@ -39,8 +44,12 @@ export async function recordClient(
   ].join("\u001f");
   const memo = `${principal.userId}\u001f${key}`;
   const last = recent.get(memo);
-  if (last !== undefined && now.getTime() - last < RESOLUTION_MS) return;
-  recent.set(memo, now.getTime());
+  if (last !== undefined && now.getTime() - last.at < RESOLUTION_MS) {
+    last.unwritten += 1;
+    return;
+  }
+  const seen = 1 + (last?.unwritten ?? 0);
+  recent.set(memo, { at: now.getTime(), unwritten: 0 });
   if (recent.size > 10_000) recent.clear();
   const workspaceId = await personalWorkspaceId(db, principal.userId);
   if (!workspaceId) return;
@@ -66,13 +75,17 @@ export async function recordClient(
       key,
       ...sighting,
       tokenId,
-      requests: 1,
+      requests: seen,
       firstSeenAt: now,
       lastSeenAt: now,
     })
     .onConflictDoUpdate({
       target: [mcpClients.userId, mcpClients.key],
-      set: { lastSeenAt: now, requests: sql`${mcpClients.requests} + 1`, protocolVersion: sighting.protocolVersion },
+      set: {
+        lastSeenAt: now,
+        requests: sql`${mcpClients.requests} + ${seen}`,
+        protocolVersion: sighting.protocolVersion,
+      },
     });
 }
 

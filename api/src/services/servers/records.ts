@@ -145,6 +145,8 @@ export async function importServers({
       await ctx.db.select({ slug: mcpServers.slug }).from(mcpServers).where(eq(mcpServers.workspaceId, workspace.id))
     ).map((r) => r.slug),
   );
+  // Slugs this paste takes, by the name that took them: a later clash is with the paste, not the workspace.
+  const fromPaste = new Map<string, string>();
   for (const server of parsed.servers) {
     const slug = slugFromName(server.name);
     const slugProblem = serverSlugProblem(slug);
@@ -152,10 +154,15 @@ export async function importServers({
     if (slugProblem)
       skipped.push({ name: server.name, reason: `the name gives the slug "${slug}", which ${slugProblem}` });
     else if (urlProblem) skipped.push({ name: server.name, reason: urlProblem });
+    else if (fromPaste.has(slug))
+      skipped.push({
+        name: server.name,
+        reason: `"${fromPaste.get(slug)}" earlier in this paste also gives the slug "${slug}"; rename one of them`,
+      });
     else if (existing.has(slug))
       skipped.push({ name: server.name, reason: `a server "${slug}" exists in this workspace; edit it instead` });
     else {
-      existing.add(slug);
+      fromPaste.set(slug, server.name);
       const id = newId("server", ctx.now.getTime());
       rows.push({
         row: {

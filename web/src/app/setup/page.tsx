@@ -68,7 +68,8 @@ export default function SetupPage() {
           ) : (
             <div className="banner banner-info" role="status">
               Open the one-time setup link the server printed when it started. It looks like{" "}
-              <code>http://host/setup/#token=…</code> and carries the token this page needs.
+              <code>http://host/setup/#token=…</code> and carries the token this page needs. A server started with{" "}
+              <code>npm start</code> has just printed it again in its terminal.
             </div>
           )}
         </>

@@ -47,7 +47,8 @@ export default function SignInPage() {
       {setupRequired && (
         <div className="banner banner-info" role="status">
           This Loadout has no account yet. Open the one-time setup link the server printed when it started (it looks
-          like <code>/setup/#token=…</code>).
+          like <code>/setup/#token=…</code>); a server started with <code>npm start</code> has just printed it again in
+          its terminal.
         </div>
       )}
       <CredentialsForm submitLabel="Sign in" newAccount={false} onSubmit={signIn} />

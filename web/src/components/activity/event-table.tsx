@@ -1,8 +1,10 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { DataTable } from "@/components/data-table";
 import { formatDateTime } from "@/lib/format";
 import { historyHref } from "@/lib/skills/links";
 import type { ActivityEvent, Outcome } from "@/lib/teams/types";
+import { useWorkspace } from "@/lib/workspace";
 
 const OUTCOME_LABELS: Record<Outcome, string> = {
   ok: "ok",
@@ -20,8 +22,34 @@ const outcomeClass = (outcome: Outcome) =>
       ? "outcome-error"
       : "outcome-refused";
 
+/** What changed on one tool of a server (`server.tool_updated` keeps the fields it was given). */
+function toolChange(data: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (typeof data.enabled === "boolean") parts.push(data.enabled ? "switched on" : "switched off");
+  if (Array.isArray(data.planSafeActions))
+    parts.push(
+      data.planSafeActions.length > 0
+        ? `plan-safe: ${data.planSafeActions.map(String).join(", ")}`
+        : "no longer plan-safe",
+    );
+  return parts.join("; ");
+}
+
+/**
+ * The item's name where the stored item is an id people cannot read: a project's path, the user an
+ * account event is about, a console session. Null when the stored item already reads well.
+ */
+function readableItem(event: ActivityEvent): ReactNode | null {
+  const { type, id } = event.target;
+  if (type === "project" && typeof event.data.path === "string") return <code>{event.data.path}</code>;
+  if (type === "user") return event.actor?.id === id ? event.actor.name || event.actor.email : "a user";
+  if (type === "session") return "a console session";
+  return null;
+}
+
 // A skill or persona change links to the item's history, where that version can be read and restored.
 function What({ event }: { event: ActivityEvent }) {
+  const ws = useWorkspace();
   if (event.call) {
     return (
       <>
@@ -33,11 +61,22 @@ function What({ event }: { event: ActivityEvent }) {
       </>
     );
   }
+  if (event.action === "server.tool_updated" && typeof event.data.tool === "string") {
+    const change = toolChange(event.data);
+    return (
+      <>
+        <code>{event.data.tool}</code> <span className="muted">of server {event.item}</span>
+        {change && <span> · {change}</span>}
+      </>
+    );
+  }
+  const readable = readableItem(event);
+  if (readable !== null) return <span>{readable}</span>;
   const versioned =
     (event.target.type === "skill" || event.target.type === "persona") && !event.action.endsWith(".removed");
   const version = typeof event.data.version === "number" ? ` v${event.data.version}` : "";
   return versioned ? (
-    <Link href={historyHref(event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
+    <Link href={historyHref(ws, event.item, typeof event.data.version === "number" ? event.data.version : undefined)}>
       {event.item}
       {version}
     </Link>

@@ -19,6 +19,8 @@ const COLORS = [
 const WIDTH = 720;
 const HEIGHT = 200;
 const LEFT = 36;
+/** Room for the last date's label, centred on the last bar. */
+const RIGHT = 20;
 const BOTTOM = 20;
 
 // Calls per day as stacked bars, one colour per series: plain SVG, no chart library.
@@ -26,7 +28,7 @@ export function UsageChart({ dates, series, label }: { dates: string[]; series: 
   const totals = dates.map((_, i) => series.reduce((sum, s) => sum + (s.days[i] ?? 0), 0));
   const max = Math.max(1, ...totals);
   const plotHeight = HEIGHT - BOTTOM - 8;
-  const step = (WIDTH - LEFT) / Math.max(1, dates.length);
+  const step = (WIDTH - LEFT - RIGHT) / Math.max(1, dates.length);
   const barWidth = Math.max(2, step * 0.7);
   const y = (value: number) => 8 + plotHeight - (value / max) * plotHeight;
   const ticks = [0, Math.round(max / 2), max];
@@ -42,7 +44,7 @@ export function UsageChart({ dates, series, label }: { dates: string[]; series: 
       >
         {ticks.map((tick) => (
           <g key={tick}>
-            <line x1={LEFT} x2={WIDTH} y1={y(tick)} y2={y(tick)} stroke="currentColor" strokeOpacity="0.12" />
+            <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} stroke="currentColor" strokeOpacity="0.12" />
             <text x={LEFT - 6} y={y(tick) + 4} fontSize="10" textAnchor="end" fill="currentColor" fillOpacity="0.6">
               {tick}
             </text>

@@ -61,7 +61,15 @@ export function ClientSetup({ mcpUrl }: { mcpUrl: string }) {
   const [client, setClient] = useState<ClientId>("claude-code");
   const [project, setProject] = useState("");
   const [plan, setPlan] = useState(false);
-  const [created, setCreated] = useState<CreatedToken | null>(null);
+  // One token per tab: a token made on the Claude Code tab is named for Claude Code, so the VS Code
+  // tab offers its own rather than showing that one in its snippet.
+  const [createdFor, setCreatedFor] = useState<Partial<Record<ClientId, CreatedToken>>>({});
+  const created = createdFor[client] ?? null;
+  const setCreated = (token: CreatedToken | null) =>
+    setCreatedFor((all) => {
+      const { [client]: _dropped, ...rest } = all;
+      return token ? { ...rest, [client]: token } : rest;
+    });
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const tabRefs = useRef(new Map<ClientId, HTMLButtonElement>());

@@ -63,7 +63,7 @@ function AppRow({ app, onRevoke }: { app: ConnectedApp; onRevoke: (app: Connecte
         <Timestamp iso={app.createdAt} empty="—" />
       </td>
       <td data-label="Last used" className="nowrap">
-        <Timestamp iso={app.lastUsedAt} empty="Never" />
+        <Timestamp iso={app.lastUsedAt} empty="Never" withTime />
       </td>
       <td className="row-actions">
         <ConfirmAction verb="Disconnect" target={app.client.name} onConfirm={() => onRevoke(app)} />

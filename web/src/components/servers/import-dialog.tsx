@@ -29,6 +29,7 @@ type ImportDialogProps = {
 };
 
 function ImportedEntry({ entry, onSaved }: { entry: ImportedServer; onSaved: (server: Server) => void }) {
+  const ws = useWorkspace();
   const [server, setServer] = useState<Server>(entry);
   const [left, setLeft] = useState(entry.placeholders);
   const [stale, setStale] = useState(false);
@@ -36,7 +37,7 @@ function ImportedEntry({ entry, onSaved }: { entry: ImportedServer; onSaved: (se
     <li className="import-entry import-imported" data-testid="import-imported">
       <p>
         <span className="status status-active">Imported</span> <strong>{entry.label}</strong> as{" "}
-        <Link href={serverHref(entry.slug)}>
+        <Link href={serverHref(ws, entry.slug)}>
           <code>{entry.slug}</code>
         </Link>
         {!entry.enabled && <span className="muted"> (off, as the paste said)</span>}
@@ -55,7 +56,7 @@ function ImportedEntry({ entry, onSaved }: { entry: ImportedServer; onSaved: (se
           {stale ? (
             <p className="row-notice" role="alert">
               The server changed since the import; enter the values on{" "}
-              <Link href={serverHref(entry.slug)}>its page</Link>.
+              <Link href={serverHref(ws, entry.slug)}>its page</Link>.
             </p>
           ) : (
             <HeaderSecrets

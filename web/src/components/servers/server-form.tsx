@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/api";
 import { updateServer } from "@/lib/servers/client";
 import { draftOf, type EditDraft, type EditErrors, editFromDraft, placeEditErrors } from "@/lib/servers/edit-form";
 import type { Server, ServerTransport } from "@/lib/servers/types";
+import { useUnsavedWarning } from "@/lib/unsaved";
 import { useWorkspace } from "@/lib/workspace";
 
 const TRANSPORTS: { value: ServerTransport; label: string; hint: string }[] = [
@@ -34,6 +35,7 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
   const [status, setStatus] = useState<string | null>(null);
 
   const { edit, changed, errors: local } = editFromDraft(server, draft);
+  useUnsavedWarning(changed && !saving);
   const placed = placeEditErrors(error);
   const errors: EditErrors = { ...(attempted ? local : {}), ...placed.fields };
 
@@ -105,7 +107,7 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
         hint={
           server.urlMasked
             ? "It holds a secret, shown as ••••. Leave it as it is to keep it; to change the URL, paste it whole. Changing it drops the connection and the cached tool list."
-            : "https only. Changing it drops the connection and the cached tool list."
+            : "A public https URL (http on this machine only when Loadout runs with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1). Changing it drops the connection and the cached tool list."
         }
         error={errors.url}
       />

@@ -68,7 +68,7 @@ export function ServerPage({ initial }: { initial: Server }) {
       <title>{`${server.label} · Servers · Loadout`}</title>
       <header className="page-header">
         <p className="breadcrumb">
-          <Link href={SERVERS_HREF}>Servers</Link> /
+          <Link href={SERVERS_HREF}>Servers</Link>
         </p>
         <h1 className="page-title" id={headingId}>
           {server.label}

@@ -6,12 +6,14 @@ import { DataTable } from "@/components/data-table";
 import { formatDateTime } from "@/lib/format";
 import { serverHref } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
+import { useWorkspace } from "@/lib/workspace";
 import { ServerState } from "./server-state";
 import { StatusLight } from "./status-light";
 
 const TRANSPORT: Record<Server["transport"], string> = { "streamable-http": "HTTP", sse: "SSE (legacy)" };
 
 function ServerRow({ server, onChange }: { server: Server; onChange: (server: Server) => void }) {
+  const ws = useWorkspace();
   const nameId = useId();
   return (
     <tr
@@ -20,7 +22,7 @@ function ServerRow({ server, onChange }: { server: Server; onChange: (server: Se
       className={server.state === "off" ? "row-inactive" : undefined}
     >
       <th scope="row" data-label="Server">
-        <Link href={serverHref(server.slug)} className="skill-name" id={nameId}>
+        <Link href={serverHref(ws, server.slug)} className="skill-name" id={nameId}>
           {server.label}
         </Link>
         {server.slug !== server.label && (

@@ -5,6 +5,7 @@ import { useId } from "react";
 import { shortDigest } from "@/lib/format";
 import type { SkillFile } from "@/lib/skills/types";
 import { DataTable } from "../data-table";
+import { DropZone } from "../drop-zone";
 
 export type Upload = { key: string; file: File; path: string };
 
@@ -145,16 +146,18 @@ export function FileList(props: FileListProps) {
         <label htmlFor={`${inputId}-upload`} className="field-label">
           Add files
         </label>
-        <input
-          id={`${inputId}-upload`}
-          type="file"
-          multiple
-          className="file-input"
-          onChange={(event) => {
-            props.onAdd(Array.from(event.target.files ?? []));
-            event.target.value = "";
-          }}
-        />
+        <DropZone onFiles={props.onAdd} label="or drop files here" testId="drop-files">
+          <input
+            id={`${inputId}-upload`}
+            type="file"
+            multiple
+            className="file-input"
+            onChange={(event) => {
+              props.onAdd(Array.from(event.target.files ?? []));
+              event.target.value = "";
+            }}
+          />
+        </DropZone>
       </div>
     </fieldset>
   );

@@ -101,7 +101,7 @@ export function HistoryView({ name, version: opened }: { name: string; version?:
       <header className="page-header">
         <p className="breadcrumb">
           <Link href={listHref(current.kind)}>{current.kind === "persona" ? "Personas" : "Skills"}</Link> /{" "}
-          <Link href={editHref(current.name)}>{current.name}</Link> /
+          <Link href={editHref(ws, current.name)}>{current.name}</Link>
         </p>
         <h1 className="page-title">History of {current.name}</h1>
         <p className="page-lead">

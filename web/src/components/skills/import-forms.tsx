@@ -3,6 +3,7 @@
 import { formatSize, SKILL_MAX_BYTES } from "@loadout/api/domain/skills/limits";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useId, useState } from "react";
+import { DropZone } from "@/components/drop-zone";
 import { ErrorBanner } from "@/components/error-banner";
 import { useSession } from "@/components/session-provider";
 import { importSkillArchive, importSkillText } from "@/lib/skills/client";
@@ -16,6 +17,7 @@ type ImportFormProps = { kind: SkillKind };
 
 function useImport() {
   const router = useRouter();
+  const ws = useWorkspace();
   const { handleAuthError } = useSession();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -25,7 +27,7 @@ function useImport() {
     setError(null);
     try {
       const imported = await send();
-      router.push(editHref(imported.name));
+      router.push(editHref(ws, imported.name));
     } catch (caught) {
       if (!handleAuthError(caught)) setError(caught);
       setPending(false);
@@ -102,16 +104,25 @@ export function ArchiveImportForm({ kind }: ImportFormProps) {
         <label htmlFor={id} className="field-label">
           Archive (.zip or .skill)
         </label>
-        <input
-          id={id}
-          type="file"
-          accept=".zip,.skill,application/zip"
-          className="file-input"
-          onChange={(event) => {
-            setArchive(event.target.files?.[0] ?? null);
+        <DropZone
+          onFiles={(files) => {
+            setArchive(files[0] ?? null);
             setProblem(null);
           }}
-        />
+          label={archive ? `Chosen: ${archive.name}` : "or drop the archive here"}
+          testId="drop-archive"
+        >
+          <input
+            id={id}
+            type="file"
+            accept=".zip,.skill,application/zip"
+            className="file-input"
+            onChange={(event) => {
+              setArchive(event.target.files?.[0] ?? null);
+              setProblem(null);
+            }}
+          />
+        </DropZone>
         <p className="field-hint">
           A zip of the {kind}&apos;s folder, with its <code>{documentFileName(kind)}</code> at the top or in one folder.
         </p>

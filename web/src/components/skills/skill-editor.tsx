@@ -16,6 +16,7 @@ import { type EditorErrors, NO_EDITOR_ERRORS, placeErrors } from "@/lib/skills/e
 import { editHref, historyHref, listHref } from "@/lib/skills/links";
 import type { FileInput, SkillDetail, SkillKind } from "@/lib/skills/types";
 import { readUpload } from "@/lib/skills/uploads";
+import { useUnsavedWarning } from "@/lib/unsaved";
 import { useWorkspace } from "@/lib/workspace";
 import { DescriptionField } from "./description-field";
 import { FileList, type Upload } from "./file-list";
@@ -45,6 +46,8 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // The name a create was refused for because an item has it: linked, so the user can open that one.
+  const [taken, setTaken] = useState<string | null>(null);
   const [placed, setPlaced] = useState<EditorErrors>(NO_EDITOR_ERRORS);
   const [stale, setStale] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
@@ -64,6 +67,15 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
   const kept = storedPaths.filter((path) => path !== documentName && !removed.has(path));
   const problems = uploadProblems(uploads, kept, documentName);
   const fileCount = storedPaths.length - removed.size + uploads.filter((u) => !storedPaths.includes(u.path)).length;
+
+  useUnsavedWarning(
+    !saving &&
+      (description !== (detail?.description ?? "") ||
+        body !== (detail?.body ?? "") ||
+        (isNew && name !== "") ||
+        uploads.length > 0 ||
+        removed.size > 0),
+  );
 
   // The console's own checks, shown once the user has tried to save; the API checks everything again.
   const local = {
@@ -133,7 +145,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
           instructions: body,
           files: files.map((file) => ({ path: file.path, ...file.input })),
         });
-        router.replace(editHref(created.name));
+        router.replace(editHref(ws, created.name));
         return;
       }
       const fileChanges: Record<string, FileInput | null> = {};
@@ -174,6 +186,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
       if (caught instanceof ApiError && caught.status === 409 && isNew && !where.fields.name) {
         where.fields.name = [caught.message];
       }
+      setTaken(caught instanceof ApiError && caught.status === 409 && isNew ? name : null);
       setPlaced(where);
       setError(caught);
     } finally {
@@ -199,7 +212,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
       <header className="page-header page-header-row">
         <div className="page-header">
           <p className="breadcrumb">
-            <Link href={listHref(detail?.kind ?? kind)}>{noun === "persona" ? "Personas" : "Skills"}</Link> /
+            <Link href={listHref(detail?.kind ?? kind)}>{noun === "persona" ? "Personas" : "Skills"}</Link>
           </p>
           <h1 className="page-title">{detail ? detail.name : `New ${noun}`}</h1>
           {detail && (
@@ -210,7 +223,7 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
         </div>
         {detail && (
           <div className="header-actions">
-            <Link href={historyHref(detail.name)} className="button">
+            <Link href={historyHref(ws, detail.name)} className="button">
               History
             </Link>
           </div>
@@ -239,6 +252,11 @@ export function SkillEditor({ kind, initial }: SkillEditorProps) {
             errors={fieldErrors("name", local.name, name !== "")}
             onChange={(value) => edited(() => setName(value))}
           />
+        )}
+        {isNew && taken !== null && taken === name && (
+          <p className="field-hint" data-testid="name-taken">
+            Open the existing <Link href={editHref(ws, taken)}>{taken}</Link> to edit it, or choose another name.
+          </p>
         )}
         <InstructionsField
           value={body}

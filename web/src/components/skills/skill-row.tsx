@@ -24,7 +24,7 @@ export function SkillRow({ item, onChange }: SkillRowProps) {
   return (
     <tr data-testid="skill-row" className={item.state === "off" ? "row-inactive" : undefined}>
       <th scope="row" data-label="Name">
-        <Link href={editHref(item.name)} className="skill-name" id={nameId}>
+        <Link href={editHref(ws, item.name)} className="skill-name" id={nameId}>
           {item.name}
         </Link>
       </th>
@@ -45,7 +45,7 @@ export function SkillRow({ item, onChange }: SkillRowProps) {
         />
       </td>
       <td className="row-actions">
-        <Link href={historyHref(item.name)} className="button button-small button-ghost">
+        <Link href={historyHref(ws, item.name)} className="button button-small button-ghost">
           History
         </Link>
       </td>

@@ -9,10 +9,15 @@ import type { WorkspaceRole } from "@/lib/types";
 const ROLES: WorkspaceRole[] = ["owner", "admin", "member"];
 
 // What the caller may do to a member: the API enforces the same rules and says why it refuses.
-function canChange(actor: WorkspaceRole, member: Member): boolean {
+// The only owner's own role is not offered: a team must keep an owner (transfer ownership instead).
+function canChange(actor: WorkspaceRole, member: Member, soleOwner: boolean): boolean {
   if (!manages(actor)) return false;
+  if (member.role === "owner" && soleOwner) return false;
   return actor === "owner" || member.role !== "owner";
 }
+
+/** Whether the team has exactly one owner. */
+export const hasSoleOwner = (members: Member[]) => members.filter((m) => m.role === "owner").length === 1;
 
 export function MemberTable({
   members,
@@ -27,11 +32,12 @@ export function MemberTable({
   onRoleChange: (member: Member, role: WorkspaceRole) => Promise<void>;
   onRemove: (member: Member) => Promise<void>;
 }) {
+  const soleOwner = hasSoleOwner(members);
   return (
     <DataTable className="member-table" columns={["Member", "Role", "Joined", { label: "Actions", hidden: true }]}>
       {members.map((member) => {
         const self = member.userId === userId;
-        const changeable = canChange(role, member);
+        const changeable = canChange(role, member, soleOwner);
         return (
           <tr key={member.userId} data-testid={`member-${member.email}`}>
             <th scope="row">

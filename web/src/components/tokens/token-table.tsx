@@ -75,7 +75,7 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: (token: ApiT
         <Timestamp iso={token.expiresAt} empty="Never" />
       </td>
       <td data-label="Last used" className="nowrap">
-        <Timestamp iso={token.lastUsedAt} empty="Never" />
+        <Timestamp iso={token.lastUsedAt} empty="Never" withTime />
       </td>
       <td data-label="Status">
         <span className={`status status-${token.status}`} data-testid="token-status">

@@ -2,6 +2,7 @@
 
 export const SERVERS_HREF = "/servers/";
 
-export function serverHref(slug: string): string {
-  return `/servers/edit/?slug=${encodeURIComponent(slug)}`;
+// The link names its workspace, so a team server's link can be shared and opens in that team.
+export function serverHref(ws: string, slug: string): string {
+  return `/servers/edit/?slug=${encodeURIComponent(slug)}&ws=${encodeURIComponent(ws)}`;
 }

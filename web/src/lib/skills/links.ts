@@ -6,8 +6,11 @@ export function listHref(kind: SkillKind): string {
   return kind === "persona" ? "/skills/?kind=persona" : "/skills/";
 }
 
-export function editHref(name: string): string {
-  return `/skills/edit/?name=${encodeURIComponent(name)}`;
+// Item links name their workspace, so a team item's link can be shared and opens in that team.
+const inWorkspace = (ws: string) => `&ws=${encodeURIComponent(ws)}`;
+
+export function editHref(ws: string, name: string): string {
+  return `/skills/edit/?name=${encodeURIComponent(name)}${inWorkspace(ws)}`;
 }
 
 export function newHref(kind: SkillKind): string {
@@ -18,8 +21,8 @@ export function importHref(kind: SkillKind): string {
   return `/skills/import/?kind=${kind}`;
 }
 
-export function historyHref(name: string, version?: number): string {
-  return `/skills/history/?name=${encodeURIComponent(name)}${version ? `&version=${version}` : ""}`;
+export function historyHref(ws: string, name: string, version?: number): string {
+  return `/skills/history/?name=${encodeURIComponent(name)}${version ? `&version=${version}` : ""}${inWorkspace(ws)}`;
 }
 
 export function parseKind(value: string | null): "skill" | "persona" {

@@ -8,7 +8,7 @@ import { InlineConfirm } from "@/components/skills/inline-confirm";
 import { CreateTeamForm } from "@/components/teams/create-team-form";
 import { DeleteTeam } from "@/components/teams/delete-team";
 import { InviteForm, InviteLink, InviteTable } from "@/components/teams/invites";
-import { MemberTable } from "@/components/teams/member-table";
+import { hasSoleOwner, MemberTable } from "@/components/teams/member-table";
 import { ApiError, api } from "@/lib/api";
 import { type CreatedInvite, type Invite, type Member, manages, ROLE_LABELS } from "@/lib/teams/types";
 import type { Workspace, WorkspaceRole } from "@/lib/types";
@@ -198,13 +198,15 @@ function TeamView({ team }: { team: Workspace }) {
           Leaving removes the team&apos;s skills and tools from your MCP URL at once, and revokes your tokens narrowed
           to it. A team&apos;s last owner cannot leave: transfer ownership or delete the team.
         </p>
-        <InlineConfirm
-          action="Leave team"
-          question={`Leave ${team.name}?`}
-          confirmLabel="Yes, leave"
-          danger
-          onConfirm={() => act(() => api.post(`${path}/leave`), leaveOrGone)}
-        />
+        {!(role === "owner" && hasSoleOwner(members)) && (
+          <InlineConfirm
+            action="Leave team"
+            question={`Leave ${team.name}?`}
+            confirmLabel="Yes, leave"
+            danger
+            onConfirm={() => act(() => api.post(`${path}/leave`), leaveOrGone)}
+          />
+        )}
         {role === "owner" && (
           <DeleteTeam
             team={team}

@@ -22,7 +22,7 @@ function ImportPage() {
       <title>Import · Loadout</title>
       <header className="page-header">
         <p className="breadcrumb">
-          <Link href={listHref(kind)}>{kind === "persona" ? "Personas" : "Skills"}</Link> /
+          <Link href={listHref(kind)}>{kind === "persona" ? "Personas" : "Skills"}</Link>
         </p>
         <h1 className="page-title">Import a {kind}</h1>
         <p className="page-lead">
