@@ -12,10 +12,11 @@ import { useWorkspace } from "@/lib/workspace";
 type Progress = { token: boolean; client: boolean; skill: boolean; server: boolean };
 
 const STEPS: { key: keyof Progress; label: string; href: string; action: string }[] = [
-  { key: "token", label: "Create a token", href: "/tokens/", action: "Tokens" },
-  { key: "client", label: "Connect a client", href: "/connect/", action: "Connect" },
-  { key: "skill", label: "Write or import a skill", href: "/skills/new/?kind=skill", action: "New skill" },
-  { key: "server", label: "Add a remote MCP server", href: "/servers/", action: "Servers" },
+  // Verbs, not page names: the sidebar's links already carry those.
+  { key: "token", label: "Create a token", href: "/tokens/", action: "Create one" },
+  { key: "client", label: "Connect a client", href: "/connect/", action: "Set one up" },
+  { key: "skill", label: "Write or import a skill", href: "/skills/new/?kind=skill", action: "Write one" },
+  { key: "server", label: "Add a remote MCP server", href: "/servers/", action: "Add one" },
 ];
 
 const DISMISSED = "loadout.gettingStarted.dismissed";
