@@ -488,7 +488,7 @@ function registerSearchFetch(
     const slash = address.indexOf("/");
     return slash > 0
       ? `${origin}/skills/edit/?name=${encodeURIComponent(address.slice(slash + 1))}&ws=${encodeURIComponent(address.slice(0, slash))}`
-      : `${origin}/skills/edit/?name=${encodeURIComponent(address)}`;
+      : `${origin}/skills/edit/?name=${encodeURIComponent(address)}&ws=me`;
   };
   registerTool(
     "search",

@@ -374,7 +374,10 @@ describe("saved endpoints, connections and ChatGPT's shapes", () => {
         title: string;
         url: string;
       }[];
-      expect(results[0]).toMatchObject({ id: "staff-reviewer", url: `${server.url}/skills/edit/?name=staff-reviewer` });
+      expect(results[0]).toMatchObject({
+        id: "staff-reviewer",
+        url: `${server.url}/skills/edit/?name=staff-reviewer&ws=me`,
+      });
       const fetched = await chatgpt.callTool({ name: "fetch", arguments: { id: "staff-reviewer" } });
       const doc = JSON.parse((fetched.content as { text: string }[])[0]?.text ?? "{}");
       expect(doc).toMatchObject({ id: "staff-reviewer", title: "staff-reviewer" });
