@@ -292,6 +292,35 @@ describe("the built Worker in workerd", () => {
     }
   });
 
+  it("serves a 2025-era client in workerd as on Node: its session id names it, its calls take the fast lane", async () => {
+    const { secret } = await signUpWithToken("legacy@worker.example");
+    const seen: { sessionId: string | null; lane: string | undefined; type: string | null }[] = [];
+    const client = new Client({ name: "workerd-2025", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL("http://loadout.test/mcp"), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      fetch: async (url, init) => {
+        const res = (await worker().dispatchFetch(String(url), init as WorkerRequestInit)) as unknown as Response;
+        seen.push({
+          sessionId: res.headers.get("mcp-session-id"),
+          lane: /lane;desc="(\w+)"/.exec(res.headers.get("server-timing") ?? "")?.[1],
+          type: res.headers.get("content-type"),
+        });
+        return res;
+      },
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getProtocolEra()).toBe("legacy");
+      // The initialize answer carries Loadout's signed session id (see api/src/mcp/legacy-session.ts).
+      expect(seen[0]?.sessionId).toMatch(/^lo1\./);
+      const listed = await client.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(listed.isError).toBeFalsy();
+      expect(seen.at(-1)).toMatchObject({ lane: "fast", type: "text/event-stream" });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("runs the OAuth flow in workerd: register, authorize, consent, token, /mcp, refresh", async () => {
     const { signUp, cookies } = await signUpWithToken("oauth@worker.example");
     const session = {
