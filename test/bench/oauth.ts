@@ -91,10 +91,12 @@ async function tokens(url: string): Promise<{ api: string; oauth: string }> {
   );
   const request = new URL(authorize.headers.get("location") ?? "", url).searchParams.get("request");
   if (!request) throw new Error(`authorize answered ${authorize.status} without a consent request`);
+  // The consent is answered from the browser that started it: its cookie from /oauth/authorize.
+  const browser = authorize.headers.getSetCookie().map((c) => c.split(";")[0] ?? "");
   const decided = await json(
     await fetch(`${url}/v1/oauth/requests/${request}/decision`, {
       method: "POST",
-      headers: session,
+      headers: { ...session, cookie: [session.cookie, ...browser].join("; ") },
       body: JSON.stringify({ approve: true }),
     }),
     "consent",
