@@ -70,7 +70,9 @@ try {
   if (below.length > 0) {
     process.exitCode = 1;
     for (const run of below)
-      console.error(`\n✗ --floor: ${run.target} passes ${run.passed} on ${run.set}, fewer than ${floor[run.target]?.[run.set]}.`);
+      console.error(
+        `\n✗ --floor: ${run.target} passes ${run.passed} on ${run.set}, fewer than ${floor[run.target]?.[run.set]}.`,
+      );
   }
 } catch (error) {
   console.error(`\n✗ conformance run failed: ${error instanceof Error ? error.message : String(error)}`);
