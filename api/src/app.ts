@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
-  const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"));
+  const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"), deps.pendingAnswers);
   registerOAuth(app);
   registerOAuthConsent(app);
 

@@ -20,6 +20,7 @@ import { describeError } from "../errors";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
+import { startAnswerRelay } from "../services/mcp/answer-relay";
 import { batchingRecorder } from "../services/mcp/call-log";
 import {
   upstreamFetch as guardedUpstreamFetch,
@@ -152,6 +153,7 @@ export async function startNodeServer(
 
   const callRecorder = batchingRecorder(database.db, logger);
   const feed = await startDatabaseFreshness(database, logger);
+  const answers = await startAnswerRelay(database, logger);
   // Bound to loopback, the MCP endpoint answers only to loopback names (and the public URL's
   // host): a web page cannot reach it through a rebound DNS name.
   const loopback = ["127.0.0.1", "localhost", "::1", "[::1]"];
@@ -177,6 +179,7 @@ export async function startNodeServer(
     callRecorder,
     upstreamPool,
     ...(feed ? { freshness: feed.freshness } : {}),
+    pendingAnswers: answers.pending,
     mcpFastLane: env.LOADOUT_MCP_FAST_LANE === "1",
     allowLoopbackUpstreams,
     resolveHost,
@@ -255,6 +258,7 @@ export async function startNodeServer(
       if (!(await settledWithin(callRecorder.flush(), STEP_MS)))
         logger.log("error", "shutdown: the MCP call log could not be written in time", {});
       await settledWithin(feed?.close() ?? Promise.resolve(), STEP_MS);
+      await settledWithin(answers.close(), STEP_MS);
       if (!options.database) await settledWithin(database.close(), STEP_MS);
     },
   };

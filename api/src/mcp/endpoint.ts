@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../http/env";
 import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
+import type { PendingAnswers } from "../services/mcp/pending-answers";
 import type { ServerDeps } from "../services/servers/upstreams";
 import { isWebReply, type McpTarget } from "./exchange";
 import { type McpServe, mcpPipeline } from "./pipeline";
@@ -14,8 +15,13 @@ import { type McpServe, mcpPipeline } from "./pipeline";
  * protected-resource metadata (RFC 9728). Returns the pipeline, for hosts that answer MCP requests
  * without Hono (see entry/node-mcp-adapter.ts).
  */
-export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, sessionKey: Uint8Array): McpServe {
-  const handleMcp = mcpPipeline(serverDeps, sessionKey);
+export function registerMcp(
+  app: OpenAPIHono<AppEnv>,
+  serverDeps: ServerDeps,
+  sessionKey: Uint8Array,
+  pending?: PendingAnswers,
+): McpServe {
+  const handleMcp = mcpPipeline(serverDeps, sessionKey, pending);
 
   const metadata = (c: Context<AppEnv>, path: string) => {
     const origin = originOf(c);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ASK_PREFIX, answersIn, legacyCallStream, PendingAnswers } from "./legacy-input";
+import { PendingAnswers } from "../services/mcp/pending-answers";
+import { ASK_PREFIX, answersIn, legacyCallStream } from "./legacy-input";
 
 const id = `${ASK_PREFIX}1`;
 
@@ -17,33 +18,15 @@ describe("answersIn", () => {
       { jsonrpc: "2.0", id: "upstream-7", result: {} },
       { jsonrpc: "2.0", id, method: "tools/call" },
       { jsonrpc: "2.0", id },
-      [{ jsonrpc: "2.0", id, result: {} }, { jsonrpc: "2.0", id: 3, result: {} }],
+      [
+        { jsonrpc: "2.0", id, result: {} },
+        { jsonrpc: "2.0", id: 3, result: {} },
+      ],
       [],
       null,
       "text",
     ])
       expect(answersIn(body)).toBeNull();
-  });
-});
-
-describe("PendingAnswers", () => {
-  it("hands an answer to the call waiting for it, from its owner only", async () => {
-    const pending = new PendingAnswers();
-    const waited = pending.wait(id, "owner-a", new AbortController().signal);
-    expect(pending.deliver("owner-b", { id, result: "theirs" })).toBe(false);
-    expect(pending.deliver("owner-a", { id, result: "ours" })).toBe(true);
-    expect(await waited).toEqual({ id, result: "ours" });
-    expect(pending.size).toBe(0);
-    expect(pending.deliver("owner-a", { id, result: "again" })).toBe(false);
-  });
-
-  it("stops waiting when the call is given up", async () => {
-    const pending = new PendingAnswers();
-    const gone = new AbortController();
-    const waited = pending.wait(id, "owner", gone.signal);
-    gone.abort();
-    await expect(waited).rejects.toThrow("The client went away before it answered.");
-    expect(pending.size).toBe(0);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { PendingAnswers, RpcAnswer } from "../services/mcp/pending-answers";
 import { LEGACY_STREAM_HEADERS, legacyEvent } from "./encode";
 
 /**
@@ -13,75 +14,13 @@ import { LEGACY_STREAM_HEADERS, legacyEvent } from "./encode";
  * were asked (the owner). Written by hand: the SDK's stateless 2025 serving has no way for a
  * request's answer, which arrives on another HTTP request, to reach the server that sent it.
  *
- * Answers reach the call on the instance that holds its stream. This map serves one instance
- * (every local install, and a Node deployment with one instance); several instances need the
- * answer passed between them (Postgres `LISTEN` on Node, the call's Durable Object on Workers;
- * see docs/architecture.md), which is not built yet: an answer that reaches another instance is
- * not found there, and the call gives up when its wait ends.
+ * Answers reach the call on the instance that holds its stream (see PendingAnswers: on Node the
+ * instances pass them on to each other through Postgres).
  */
 export const ASK_PREFIX = "lo-ask-";
 
-/** How long a call waits for a person to answer an elicitation, at most. */
-const ASK_TIMEOUT_MS = 5 * 60_000;
 /** Input rounds a call may take before it is given up, as the SDK's client bounds them. */
 export const MAX_INPUT_ROUNDS = 8;
-
-/** A JSON-RPC answer as a client sends it: a result or an error for an id. */
-export interface RpcAnswer {
-  id: string;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-interface Waiting {
-  owner: string;
-  settle(answer: RpcAnswer): void;
-}
-
-/** The answers that calls of this instance wait for, by request id. */
-export class PendingAnswers {
-  private readonly waiting = new Map<string, Waiting>();
-
-  /** Waits for the answer to request `id` from `owner`; rejects when the wait ends or the call is given up. */
-  wait(id: string, owner: string, signal: AbortSignal): Promise<RpcAnswer> {
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", gone);
-        this.waiting.delete(id);
-      };
-      const gone = () => {
-        done();
-        reject(new Error("The client went away before it answered."));
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`The client did not answer within ${ASK_TIMEOUT_MS / 60_000} minutes.`));
-      }, ASK_TIMEOUT_MS);
-      if (signal.aborted) return gone();
-      signal.addEventListener("abort", gone, { once: true });
-      this.waiting.set(id, {
-        owner,
-        settle: (answer) => {
-          done();
-          resolve(answer);
-        },
-      });
-    });
-  }
-
-  /** Hands an answer to the call waiting for it, if it is this owner's; whether one took it. */
-  deliver(owner: string, answer: RpcAnswer): boolean {
-    const waiting = this.waiting.get(answer.id);
-    if (!waiting || waiting.owner !== owner) return false;
-    waiting.settle(answer);
-    return true;
-  }
-
-  get size(): number {
-    return this.waiting.size;
-  }
-}
 
 /**
  * The answers a POST carries, when it carries only answers to Loadout's own requests (one, or a

@@ -8,6 +8,7 @@ import { AppError, describeError } from "../errors";
 import { bearerKey, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext, Principal } from "../services/context";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
+import { PendingAnswers } from "../services/mcp/pending-answers";
 import {
   findProxiedTool,
   findSingleServer,
@@ -27,14 +28,7 @@ import { type PlainCall, plainCall, plainListing } from "./classify";
 import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
-import {
-  answersIn,
-  ClientAnswerError,
-  type LegacyStream,
-  legacyCallStream,
-  MAX_INPUT_ROUNDS,
-  PendingAnswers,
-} from "./legacy-input";
+import { answersIn, ClientAnswerError, type LegacyStream, legacyCallStream, MAX_INPUT_ROUNDS } from "./legacy-input";
 import { legacySessions } from "./legacy-session";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
@@ -82,10 +76,13 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
  * the answer, written here for a plain request or by the SDK's stateless handler with the same
  * registry → the call recorded, after the answer.
  */
-export function mcpPipeline(serverDeps: ServerDeps, signingKey: Uint8Array): McpServe {
-  const sessions = legacySessions(signingKey);
+export function mcpPipeline(
+  serverDeps: ServerDeps,
+  signingKey: Uint8Array,
   // The answers 2025-era clients owe to input requests Loadout sent them (see legacy-input.ts).
-  const pending = new PendingAnswers();
+  pending: PendingAnswers = new PendingAnswers(),
+): McpServe {
+  const sessions = legacySessions(signingKey);
   // Where nothing is cached (no change feed: Workers), nothing is memoised either.
   const memo = serverDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(serverDeps.hot) : null;
   const handler = createMcpHandler(
