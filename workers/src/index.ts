@@ -7,21 +7,17 @@ export type { CallToolResult } from "@modelcontextprotocol/client";
 export { Cancellation } from "./cancellation";
 export type { AnswerBody } from "./direct-answer";
 export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, UpstreamRefused } from "./guarded-fetch";
+export { MAX_TOOLS_PER_SERVER, needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "./outcomes";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,
   type DirectTool,
-  MAX_TOOLS_PER_SERVER,
-  needsInput,
   type PoolOptions,
   postThrough,
   type RelatedNotification,
   type RequestOptions,
-  UpstreamFailed,
   UpstreamPool,
   type UpstreamPost,
-  UpstreamRpcError,
   type UpstreamTarget,
   type UpstreamTool,
-  UpstreamUnavailable,
 } from "./pool";

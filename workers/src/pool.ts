@@ -10,10 +10,15 @@ import {
 } from "@modelcontextprotocol/client";
 import { Cancellation } from "./cancellation";
 import { type Answer, type AnswerBody, isEventStream, messageAnswer, readAnswer } from "./direct-answer";
+import {
+  errorResult,
+  MAX_TOOLS_PER_SERVER,
+  needsInput,
+  UpstreamFailed,
+  UpstreamRpcError,
+  UpstreamUnavailable,
+} from "./outcomes";
 import { planAllows } from "./plan";
-
-/** Tools per server beyond which the rest are not offered (DESIGN.md, "Remote MCP servers"). */
-export const MAX_TOOLS_PER_SERVER = 64;
 
 export interface UpstreamTool {
   name: string;
@@ -131,34 +136,6 @@ export interface CallOptions {
   clientCapabilities?: Record<string, unknown>;
 }
 
-/** The upstream could not be reached or refused the handshake: no call was sent. */
-export class UpstreamUnavailable extends Error {
-  override readonly name = "UpstreamUnavailable";
-}
-
-/**
- * The upstream answered with a JSON-RPC error: its definite answer (the connection is fine), which
- * a faithful proxy relays to the client as the same error rather than as a tool result.
- */
-export class UpstreamRpcError extends Error {
-  override readonly name = "UpstreamRpcError";
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A request was sent but no answer came back (a timeout, the client leaving, a broken stream, an
- * answer that is not JSON-RPC). The message says so for the agent; the request may have acted.
- */
-export class UpstreamFailed extends Error {
-  override readonly name = "UpstreamFailed";
-}
-
 /** A notification the upstream sent on a request's stream (progress, a log message). */
 export interface RelatedNotification {
   method: string;
@@ -264,14 +241,6 @@ function directRoute(connection: Connection): DirectRoute | null {
   if (connection.era !== "legacy" || !version) return null;
   return { kind: "session", version, sessionId: connection.transport?.sessionId };
 }
-
-const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
-
-/** An upstream wanted input (a confirmation, say) that this call cannot carry back to the client. */
-export const needsInput = (target: Pick<UpstreamTarget, "name">, tool: string): CallToolResult =>
-  errorResult(
-    `${target.name} needs input from you to run ${tool} (such as a confirmation). Loadout passes such requests through to clients on the 2026-07-28 revision that declare elicitation; this client does not.`,
-  );
 
 const UNSURE = "It was sent once and not retried; it may have taken effect, so check before calling it again.";
 
