@@ -17,6 +17,7 @@ import { readLimited } from "../http/middleware/json-body";
 import { requestOrigin as originOf } from "../http/origin";
 import { bearerKey, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext, Principal } from "../services/context";
+import { kindsFittedOut } from "../services/devices/fitting";
 import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
@@ -610,6 +611,14 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
               kind: i.kind,
               description: i.description,
             })),
+            {
+              leaveOut: await kindsFittedOut(ctx.db, {
+                userId: principal.userId,
+                clientName: clientOf(parsedBody)?.name,
+                device: c.req.header("x-loadout-device"),
+                now: ctx.now,
+              }),
+            },
           )
         : null;
     // A 2025-era client names itself in initialize only; afterwards its session id carries that.
