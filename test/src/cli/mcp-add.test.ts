@@ -84,6 +84,7 @@ describe("loadout mcp add", () => {
       url: `${server.url}/mcp`,
       headers: {
         Authorization: expect.stringMatching(/^Bearer lo_/),
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Cursor expands it.
         "X-Loadout-Project": "${workspaceFolder}",
         "X-Loadout-Device": device,
       },
@@ -133,6 +134,7 @@ describe("loadout mcp add", () => {
       "mcp-remote",
       `${server.url}/mcp`,
       "--header",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote expands it.
       "Authorization:${LOADOUT_AUTHORIZATION}",
       "--header",
       `X-Loadout-Device:${device}`,
