@@ -3,14 +3,17 @@ import { SKILL_KINDS } from "@loadout/db";
 import { DEVICE_ID_PATTERN, FOLDER_CLIENTS } from "../domain/fitting/fitting";
 import { Line, Timestamp } from "./common";
 
+const DeviceId = Line({ error: "device is required: the device's id" }).regex(
+  DEVICE_ID_PATTERN,
+  "the device id must be 8 to 64 letters, digits, _ or -",
+);
+const DEVICE_ID_DOC = {
+  description: "The device's random id, as `loadout` keeps it in its config folder.",
+  example: "dev_01jz8k2m4n6p8r0t2v4x6z8b",
+};
+
 export const DeviceParam = z.object({
-  device: Line()
-    .regex(DEVICE_ID_PATTERN, "the device id must be 8 to 64 letters, digits, _ or -")
-    .openapi({
-      param: { name: "device", in: "path" },
-      description: "The device's random id, as `loadout` keeps it in its config folder.",
-      example: "dev_01jz8k2m4n6p8r0t2v4x6z8b0d",
-    }),
+  device: DeviceId.openapi({ param: { name: "device", in: "path" }, ...DEVICE_ID_DOC }),
 });
 
 const Reader = z
@@ -28,6 +31,7 @@ const Count = z.number().int().min(0).max(100_000);
 /** What `loadout sync` reports after writing the clients' folders on a device. */
 export const ReportSyncInput = z
   .strictObject({
+    device: DeviceId.openapi(DEVICE_ID_DOC),
     name: Line({ error: "name is required: the device's host name" })
       .trim()
       .min(1, "name is required: the device's host name")

@@ -126,8 +126,9 @@ export async function sync(session: Session, options: SyncOptions): Promise<Sync
     persona: sources.filter((s) => s.kind === "persona").length,
   };
   const device = await deviceId();
-  await session.request("PUT", `/v1/devices/${device}/sync`, {
+  await session.request("POST", "/v1/devices/sync", {
     json: {
+      device,
       name: hostname().slice(0, 255) || "device",
       project: options.project,
       readers: layouts.map((l) => ({ client: l.client, kinds: [...l.kinds] })),

@@ -101,9 +101,10 @@ describe.each(ERAS)("fitting on %s", (era) => {
 
 describe("a sync's kinds and age", () => {
   it("leaves the personas in for claude-code when only skills were synced", async () => {
-    const res = await account.rest(`/v1/devices/${device}/sync`, {
-      method: "PUT",
+    const res = await account.rest("/v1/devices/sync", {
+      method: "POST",
       body: {
+        device,
         name: "laptop",
         readers: [{ client: "claude-code", kinds: ["skill"] }],
         written: { skill: 1, persona: 0 },
@@ -133,15 +134,20 @@ describe("a sync's kinds and age", () => {
   });
 
   it("refuses a bad report whole, naming each field, and stores nothing", async () => {
-    const res = await account.rest(`/v1/devices/${device}/sync`, {
-      method: "PUT",
-      body: { name: "", readers: [{ client: "notepad", kinds: [] }], written: { skill: -1, persona: 0 } },
+    const res = await account.rest("/v1/devices/sync", {
+      method: "POST",
+      body: { device, name: "", readers: [{ client: "notepad", kinds: [] }], written: { skill: -1, persona: 0 } },
     });
     expect(res.status).toBe(400);
     const paths = res.body.error.details.map((d: { path: string }) => d.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "readers.0.client", "readers.0.kinds", "written.skill"]));
     expect((await account.rest("/v1/devices")).body.devices[0].name).toBe("laptop");
-    expect((await account.rest("/v1/devices/bad id!/sync", { method: "PUT", body: {} })).status).toBe(400);
+    const badId = await account.rest("/v1/devices/sync", {
+      method: "POST",
+      body: { device: "bad id!", name: "x", readers: [], written: { skill: 0, persona: 0 } },
+    });
+    expect(badId.status).toBe(400);
+    expect(badId.body.error.details).toEqual([{ path: "device", message: expect.stringMatching(/device id must be/) }]);
   });
 
   it("forgets a device: another user's is a 404 like a missing one, and the whole list comes back", async () => {

@@ -12,13 +12,13 @@ const tags = ["devices"];
 const report = defineRoute(
   { scope: "skills:read" },
   {
-    method: "put",
-    path: "/v1/devices/{device}/sync",
+    method: "post",
+    path: "/v1/devices/sync",
     tags,
     summary: "Report a `loadout sync`: which clients on this device read which kinds of item from its folders",
     description:
       "Replaces the device's last sync. For 7 days, the MCP handshake of a client named here (claude-code, codex-mcp-client, cursor-vscode, opencode) that sends `X-Loadout-Device: <device>` leaves the kinds it reads out of its instructions.",
-    request: { params: DeviceParam, ...jsonRequest(ReportSyncInput) },
+    request: jsonRequest(ReportSyncInput),
     responses: { 200: jsonContent(DeviceSyncSchema, "The device's sync as stored.") },
   },
 );
@@ -48,10 +48,7 @@ const forget = defineRoute(
 
 export function registerDevices(app: OpenAPIHono<AppEnv>) {
   app.openapi(report, async (c) =>
-    c.json(
-      await reportSync({ ctx: actionContext(c), deviceId: c.req.valid("param").device, input: c.req.valid("json") }),
-      200,
-    ),
+    c.json(await reportSync({ ctx: actionContext(c), input: c.req.valid("json") }), 200),
   );
   app.openapi(list, async (c) => c.json({ devices: await listDevices({ ctx: actionContext(c) }) }, 200));
   app.openapi(forget, async (c) => {

@@ -16,13 +16,12 @@ import { deviceView } from "./view";
  */
 export async function reportSync({
   ctx,
-  deviceId,
   input,
 }: {
   ctx: ActionContext;
-  deviceId: string;
   input: ReportSyncInput;
 }): Promise<DeviceSyncView> {
+  const deviceId = input.device;
   const workspaceId = await personalWorkspaceId(ctx.db, ctx.principal.userId);
   if (!workspaceId) throw new AppError("unauthorized", "This account has no personal workspace.");
   const row = {
