@@ -21,7 +21,8 @@ import { registerTeams } from "./http/routes/teams";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
-import { type McpServe, registerMcp } from "./mcp/endpoint";
+import { registerMcp } from "./mcp/endpoint";
+import type { McpServe } from "./mcp/pipeline";
 import { registerOAuth } from "./oauth/routes";
 import { resealServerSecrets } from "./services/servers/reseal";
 

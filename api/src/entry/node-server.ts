@@ -16,7 +16,7 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { nodeSha256Hex } from "../auth/node-sha256";
 import { createPasswordHasher } from "../auth/password";
 import { useNativeSha256 } from "../auth/secrets";
-import { describeError } from "../http/errors";
+import { describeError } from "../errors";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
@@ -27,7 +27,7 @@ import {
 } from "../services/servers/upstreams";
 import { dispatchedPost } from "./dispatched-post";
 import type { NodeEnv } from "./node-env";
-import { nodeMcpLane } from "./node-mcp-lane";
+import { nodeMcpLane } from "./node-mcp-adapter";
 import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 /**
@@ -200,8 +200,10 @@ export async function startNodeServer(
     ...(serveConsole ? { assets: serveStatic({ root: path.relative(process.cwd(), WEB_OUT) || "." }) } : {}),
   });
 
-  // MCP POSTs take the lane (the same endpoint without Hono's web objects) unless the fast lane is off.
-  const mcpLane = env.LOADOUT_MCP_FAST_LANE === "1" ? nodeMcpLane(app.mcpLane) : null;
+  // MCP POSTs take the Node adapter (the same pipeline without Hono's web objects) unless it or the
+  // pipeline's own answers are switched off.
+  const mcpLane =
+    env.LOADOUT_MCP_FAST_LANE === "1" && env.LOADOUT_MCP_NODE_ADAPTER === "1" ? nodeMcpLane(app.mcpLane) : null;
   const hono = getRequestListener(app.fetch, { hostname: env.LOADOUT_HOST });
   const server = createServer((req, res) => {
     if (!mcpLane?.(req, res)) void hono(req, res);

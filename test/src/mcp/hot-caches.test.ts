@@ -115,7 +115,7 @@ describe("a warm call", () => {
   });
 });
 
-describe("a warm route (a proxied call decided before, see api/src/mcp/warm-calls.ts)", () => {
+describe("a warm call (its session and tool memoised, see api/src/services/mcp/session-memo.ts)", () => {
   /**
    * Calls until the route is warm. A route is kept only if nothing was heard of while its call was
    * decided (a new token's own notification may arrive then): it is the second call, or a later
@@ -199,7 +199,10 @@ describe("a warm route (a proxied call decided before, see api/src/mcp/warm-call
     const roots = await call("hot_echo", { text: "roots" }, token.secret, {
       meta: { "io.modelcontextprotocol/clientCapabilities": { roots: {} } },
     });
-    expect(roots).toMatchObject({ lane: "fast", text: "roots" });
+    // Its session is the one decided before (nothing names a project, so it is not asked): the
+    // pipeline answers it; the roots question itself is decided for each call.
+    expect(roots.text).toBe("roots");
+    expect(roots.lane).toMatch(/^(fast|warm)$/);
     const elicits = await call("hot_echo", { text: "asks" }, token.secret, {
       meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
     });

@@ -447,8 +447,8 @@ function dispatchRefusal(
 }
 
 /**
- * callProxiedTool on a warm route (see mcp/warm-calls.ts): the same checks at dispatch, then the
- * pool's prepared call where it still holds, else the pool as usual. One promise deep, where the
+ * callProxiedTool with the pool's prepared call a session memo holds (see session-memo.ts): the same
+ * checks at dispatch, then the prepared call where it still holds, else the pool as usual. One promise deep, where the
  * usual path nests four: on a warm call each level cost the answer's way back a few microseconds.
  */
 export function callPrepared(
@@ -463,7 +463,16 @@ export function callPrepared(
 ): Promise<CallToolResult> {
   const refused = dispatchRefusal(found, name, session, args);
   if (refused) return Promise.resolve(refused);
-  if (!direct?.current || found.server.status === "failed") return forward(db, session, deps, found, args, options);
+  // The prepared call carries only cancellation: a call that streams (progress, log messages) or
+  // carries the client's capabilities or input rounds goes through the pool.
+  const streams =
+    options.onProgress ||
+    options.onNotification ||
+    options.logLevel ||
+    options.clientCapabilities ||
+    options.inputRequired;
+  if (!direct?.current || found.server.status === "failed" || streams)
+    return forward(db, session, deps, found, args, options);
   return direct
     .call(args, {
       planSafeActions: session.mode === "agent" ? null : found.tool.planSafeActions,
