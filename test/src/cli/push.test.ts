@@ -43,6 +43,10 @@ beforeAll(async () => {
   write(path.join(repo, "leaky", "scripts", "call.sh"), `#!/bin/sh\n\ncurl -H "Authorization: token ${leaked}"\n`);
   write(path.join(repo, "wrong-name", "SKILL.md"), skill("other-name", "Its folder and its name differ."));
   write(path.join(repo, "not-a-skill", "notes.txt"), "no SKILL.md here\n");
+  write(
+    path.join(repo, "staff-engineer", "PERSONA.md"),
+    "---\nname: staff-engineer\ndescription: A staff engineer.\n---\nBe one.\n",
+  );
   const ci = await account.token(["skills:read", "skills:write"], { name: "ci" });
   const login = await runCli(["login", "--token", ci.secret], { env });
   expect(login.stderr).toBe("");
@@ -98,11 +102,12 @@ describe("loadout skills push", () => {
     expect(pushed.code).toBe(1);
     expect(pushed.stdout).toContain("created code-review (version 1)");
     expect(pushed.stdout).toContain("created release-notes (version 1)");
+    expect(pushed.stdout).toContain("created staff-engineer (version 1)");
     expect(pushed.stdout).toMatch(/refused no-description: .*\n\s+no-description\/SKILL\.md(:\d+)?: description/);
     expect(pushed.stdout).toMatch(/refused leaky: .*\n\s+leaky\/scripts\/call\.sh:3: .*GitHub token/);
     expect(pushed.stdout).toMatch(/refused wrong-name: .*other-name/);
     expect(pushed.stdout).not.toContain("not-a-skill");
-    expect(pushed.stdout).toContain("2 of 5 published or unchanged, 3 refused.");
+    expect(pushed.stdout).toContain("3 of 6 published or unchanged, 3 refused.");
     // The output never carries the secret it refused.
     expect(pushed.stdout + pushed.stderr).not.toContain(leaked);
     // Nothing of a refused skill is stored.
@@ -162,7 +167,8 @@ describe("loadout skills pull and list", () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^code-review {2}\[global, v2\] {2}Reviews diffs/m);
     const json = JSON.parse((await runCli(["skills", "list", "--json"], { env })).stdout) as { name: string }[];
-    expect(json.map((i) => i.name).sort()).toEqual(["code-review", "release-notes"]);
+    expect(json.map((i) => i.name).sort()).toEqual(["code-review", "release-notes", "staff-engineer"]);
+    expect(list.stdout).toMatch(/^staff-engineer \(persona\)/m);
 
     const into = path.join(home.home, "pulled");
     const pulled = await runCli(["skills", "pull", "code-review", into], { env });
