@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isActiveInProject } from "../domain/activation";
+import { inactiveBecause } from "../domain/activation";
 import { docNameFor } from "../domain/skills/names";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
@@ -116,11 +116,8 @@ async function editSkill(
     const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name);
     // An item scoped away from this session cannot be edited from it either; switching it
     // back on is the one edit allowed, so that "active" can undo "disabled".
-    const inScope = isActiveInProject(
-      { enabled: true, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-      session.project,
-    );
-    if (!inScope) return failure(`"${input.name}" is not active for this session (it is scoped to other projects).`);
+    const outOfScope = inactiveBecause({ ...row, enabled: true }, session.project);
+    if (outOfScope) return failure(`"${input.name}" cannot be edited from this session: it ${outOfScope}.`);
     const updated = await updateSkill({
       ctx,
       ws: resolved.workspace.slug,
@@ -195,16 +192,8 @@ export async function callSkillsTool(
     if (!row) return failure(`There is no skill or persona "${input.name}" in this session.`);
     // Scope is checked again at dispatch: a session that listed the item before it was narrowed
     // must not read it now.
-    if (
-      !isActiveInProject(
-        { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-        session.project,
-      )
-    ) {
-      return failure(
-        `"${input.name}" is not active for this session (it is switched off, or scoped to other projects).`,
-      );
-    }
+    const inactive = inactiveBecause(row, session.project);
+    if (inactive) return failure(`"${input.name}" is not active for this session: it ${inactive}.`);
     const path = input.path ?? docNameFor(row.kind);
     const memoKey = `get\u0000${row.id}\u0000${row.version}\u0000${path}\u0000${input.start ?? 0}\u0000${input.name}\u0000${input.path ?? ""}`;
     const memo = shared ? (session.caches?.content.get(memoKey) as ToolResult | undefined) : undefined;
@@ -294,15 +283,8 @@ async function fetchItem(ctx: ActionContext, session: McpSession, origin: string
   const resolved = await resolveAddress(ctx.db, session, id);
   if (!resolved.ok) return failure(resolved.message);
   const row = await findSkill(ctx.db, resolved.workspace.id, resolved.name).catch(() => null);
-  if (
-    !row ||
-    !isActiveInProject(
-      { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-      session.project,
-    )
-  ) {
-    return failure(`"${id}" is not active for this session.`);
-  }
+  const inactive = row ? inactiveBecause(row, session.project) : "is not in this session";
+  if (!row || inactive) return failure(`"${id}" is not active for this session: it ${inactive}.`);
   const manifest = await versionManifest(ctx.db, row.workspaceId, row.id, row.version, session.caches?.content);
   const doc = manifest?.files.find((f) => f.path === docNameFor(row.kind));
   const body = doc

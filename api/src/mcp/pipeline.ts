@@ -25,14 +25,22 @@ import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import { builtInTools } from "./builtin-tools";
 import { type PlainCall, plainCall, plainListing } from "./classify";
-import { answerWithResult, laneReply, resultJson, rpcErrorReply } from "./encode";
+import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
+import {
+  answersIn,
+  ClientAnswerError,
+  type LegacyStream,
+  legacyCallStream,
+  MAX_INPUT_ROUNDS,
+  PendingAnswers,
+} from "./legacy-input";
 import { legacySessions } from "./legacy-session";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
-import { errorResult, type ToolResult } from "./results";
+import { errorResult, failure, type ToolResult } from "./results";
 import { buildMcpServer, SERVER_INFO, type ServerOptions, type ToolOutcome } from "./server";
 import { readSessionInputs } from "./session-inputs";
 
@@ -77,6 +85,8 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
  */
 export function mcpPipeline(serverDeps: ServerDeps, signingKey: Uint8Array): McpServe {
   const sessions = legacySessions(signingKey);
+  // The answers 2025-era clients owe to input requests Loadout sent them (see legacy-input.ts).
+  const pending = new PendingAnswers();
   // Where nothing is cached (no change feed: Workers), nothing is memoised either.
   const memo = serverDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(serverDeps.hot) : null;
   const handler = createMcpHandler(
@@ -216,6 +226,16 @@ export function mcpPipeline(serverDeps: ServerDeps, signingKey: Uint8Array): Mcp
     const capabilities = rpcMeta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown> | undefined;
     const ctx = callContext(c, principal);
 
+    // A 2025-era client's answer to an input request Loadout sent it during a call: handed to the
+    // call, which is waiting for it (see legacy-input.ts), and acknowledged as the SDK would.
+    const sessionId = c.req.header("mcp-session-id");
+    const answers = sessionId ? answersIn(body) : null;
+    if (answers && sessionId) {
+      const owner = ownerOf(sessionId, principal);
+      for (const answer of answers) pending.deliver(owner, answer);
+      return { status: 202, headers: {}, payload: "" };
+    }
+
     // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
     // roots capability is asked for them (an input-required answer to its tools/call) when nothing
     // else named a project and the user has items scoped to projects; its retry carries them.
@@ -242,7 +262,6 @@ export function mcpPipeline(serverDeps: ServerDeps, signingKey: Uint8Array): Mcp
 
     // The client: named per request on 2026-07-28; a 2025-era client in initialize only, and
     // afterwards by the session id Loadout gave it.
-    const sessionId = c.req.header("mcp-session-id");
     const handshake =
       sessionId && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? sessions.decode(sessionId) : null;
     const client = clientOf(body) ?? (handshake ? { ...handshake, era: "legacy" as const } : null);
@@ -296,12 +315,37 @@ export function mcpPipeline(serverDeps: ServerDeps, signingKey: Uint8Array): Mcp
     let response: McpReply | undefined;
     const lane = deps.mcpFastLane !== false;
 
+    // A 2025-era client that declared what an upstream may ask of it (in its signed session id): an
+    // upstream tool's call is answered on a stream that carries the upstream's requests to it.
+    const askable =
+      client?.era === "legacy" && sessionId && handshake?.capabilities
+        ? askableFor(handshake.capabilities, Boolean(single))
+        : undefined;
+    if (method === "tools/call" && called?.proxied && askable && sessionId) {
+      const tool = called;
+      const id = (body as { id?: string | number }).id ?? null;
+      const token = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      const args = params?.arguments as Record<string, unknown> | undefined;
+      response = legacyCallStream(pending, ownerOf(sessionId, principal), io.signal(), async (stream) => {
+        const answer = await askedCall(
+          tool,
+          args,
+          { ctx, session, origin, single: Boolean(single) },
+          stream,
+          askable,
+          token,
+        );
+        toolOutcome = answer.outcome;
+        return answerMessage(id, answer.result);
+      });
+    }
+
     // A plain call the pipeline answers itself. A 2025 client on a single-server URL hears the
     // upstream's log messages during a call, which only the SDK's stream carries (2026-07-28
     // clients ask for them in the envelope, which is not plain).
     const plain = lane && !askRoots ? plainCall(c.req.method, (name) => c.req.header(name), body) : null;
     const call = plain && !(plain.era === "legacy" && single) ? plain : null;
-    if (call && called?.name === call.name && answersItself(called, passInputRequests)) {
+    if (!response && call && called?.name === call.name && answersItself(called, passInputRequests)) {
       const answer = await runPlain(call, called, ctx, session, origin, io);
       if (answer) {
         c.set("lane", warm ? "warm" : "fast");
@@ -444,6 +488,112 @@ async function runPlain(
     reply: laneReply(call, answerWithResult(call.id, resultJson(call, result, SERVER_INFO, shared))),
     outcome: outcomeOfToolResult(result),
   };
+}
+
+/** Who may answer a request Loadout sent during a call: the same session, with the same credentials. */
+function ownerOf(sessionId: string, principal: Principal): string {
+  const who =
+    principal.kind === "token" ? principal.tokenId : principal.kind === "oauth" ? principal.grantId : principal.userId;
+  return `${sessionId}\u0000${principal.kind}\u0000${who}`;
+}
+
+/**
+ * What of a 2025 client's declared capabilities goes upstream: on a single-server URL all it
+ * declared; on `/mcp`, elicitation and sampling (roots stay Loadout's own question there, as for
+ * 2026-07-28 clients, see canBeAsked). Undefined when nothing is left to ask for.
+ */
+function askableFor(
+  declared: Record<string, Record<string, unknown>>,
+  single: boolean,
+): Record<string, Record<string, unknown>> | undefined {
+  const kept = Object.fromEntries(
+    Object.entries(declared).filter(([name]) => single || name === "elicitation" || name === "sampling"),
+  );
+  return Object.keys(kept).length ? kept : undefined;
+}
+
+/** A JSON-RPC answer as a 2025 client reads it: a tool result, or an upstream's own error. */
+function answerMessage(id: string | number | null, result: ToolResult | UpstreamRpcError): string {
+  if (!(result instanceof UpstreamRpcError)) return answerWithResult(id ?? 0, legacyResultJson(result));
+  const { code, message, data } = result;
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } });
+}
+
+/**
+ * An upstream tool's call for a 2025-era client that can be asked for input: each `input_required`
+ * round's requests go to the client on the call's stream, and the call is retried upstream with its
+ * answers, up to MAX_INPUT_ROUNDS. Progress and, on a single-server URL, the upstream's log
+ * messages go on the same stream.
+ */
+async function askedCall(
+  tool: LoadoutTool,
+  args: Record<string, unknown> | undefined,
+  run: { ctx: ActionContext; session: McpSession; origin: string; single: boolean },
+  stream: LegacyStream,
+  capabilities: Record<string, Record<string, unknown>>,
+  progressToken: string | number | undefined,
+): Promise<{ result: ToolResult | UpstreamRpcError; outcome: ToolOutcome }> {
+  const { ctx } = run;
+  let rounds: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
+  for (let round = 0; ; round++) {
+    let result: ToolResult & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
+    try {
+      result = (await tool.run(
+        {
+          ctx,
+          session: run.session,
+          origin: run.origin,
+          shared: false,
+          upstream: {
+            signal: stream.signal,
+            clientCapabilities: capabilities,
+            inputRequired: rounds,
+            ...(run.single
+              ? {
+                  logLevel: "debug",
+                  onNotification: (n) => {
+                    if (n.method === "notifications/message")
+                      stream.notify({ method: n.method, params: n.params ?? {} });
+                  },
+                }
+              : {}),
+            ...(progressToken !== undefined
+              ? {
+                  onProgress: (progress) =>
+                    stream.notify({ method: "notifications/progress", params: { progressToken, ...progress } }),
+                }
+              : {}),
+          },
+        },
+        args,
+      )) as typeof result;
+    } catch (error) {
+      if (error instanceof UpstreamRpcError) return { result: error, outcome: "tool_error" };
+      result = errorResult(error, ctx);
+    }
+    if (result.resultType !== "input_required") {
+      const { resultType: _, ...complete } = result;
+      return { result: complete, outcome: outcomeOfToolResult(complete) };
+    }
+    if (round >= MAX_INPUT_ROUNDS) {
+      const refused = failure(
+        `${tool.name} asked for input more than ${MAX_INPUT_ROUNDS} times; the call was given up.`,
+      );
+      return { result: refused, outcome: "tool_error" };
+    }
+    const inputResponses: Record<string, unknown> = {};
+    try {
+      for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+        const { method, params } = request as { method: string; params?: Record<string, unknown> };
+        inputResponses[key] = await stream.ask(method, params);
+      }
+    } catch (error) {
+      const why =
+        error instanceof ClientAnswerError ? `the client answered ${error.message}` : (error as Error).message;
+      return { result: failure(`${tool.name} needed input the client did not give: ${why}`), outcome: "tool_error" };
+    }
+    rounds = { inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
+  }
 }
 
 /**

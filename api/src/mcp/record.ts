@@ -5,6 +5,7 @@ import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import type { McpSession } from "../services/mcp/catalog";
 import { recordClient } from "../services/mcp/clients";
 import { contentTypeOf, isWebReply, type McpContext, type McpReply } from "./exchange";
+import { askableCapabilities } from "./legacy-session";
 import type { ToolOutcome } from "./server";
 
 /** The requests the activity log keeps: calls and reads, not handshakes and lists. */
@@ -33,9 +34,14 @@ export function outcomeOf(body: string): Outcome {
   return "error";
 }
 /** The client's name and version: per request on 2026-07-28, in initialize on the 2025 revisions. */
-export function clientOf(
-  body: unknown,
-): { name: string; version: string; protocolVersion: string | null; era: "modern" | "legacy" } | null {
+export function clientOf(body: unknown): {
+  name: string;
+  version: string;
+  protocolVersion: string | null;
+  era: "modern" | "legacy";
+  /** A 2025-era client's askable capabilities, declared in initialize (see legacy-session.ts). */
+  capabilities?: Record<string, Record<string, unknown>>;
+} | null {
   const params = (body as { params?: Record<string, unknown> } | undefined)?.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
   const modern = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown; version?: unknown } | undefined;
@@ -54,10 +60,14 @@ export function clientOf(
       version: typeof legacy.version === "string" ? legacy.version : "",
       protocolVersion: typeof params?.protocolVersion === "string" ? params.protocolVersion : null,
       era: "legacy",
+      ...withCapabilities(askableCapabilities(params?.capabilities)),
     };
   }
   return null;
 }
+
+const withCapabilities = (capabilities: ReturnType<typeof askableCapabilities>) =>
+  capabilities ? { capabilities } : {};
 
 /** A client as the request names it (see clientOf). */
 export type McpClient = NonNullable<ReturnType<typeof clientOf>>;
