@@ -1,3 +1,4 @@
+import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { configFile, withEntry } from "./entries";
 
@@ -31,6 +32,36 @@ describe("withEntry", () => {
     expect(toml).toContain("[mcp_servers.loadout]");
     expect(toml).toContain('url = "https://loadout.example/mcp"');
     expect(toml).toContain('model = "o4"');
+  });
+
+  it("edits Codex's TOML as text, keeping comments, and replaces an earlier entry with its subtables", () => {
+    const before = [
+      "# my settings",
+      'model = "o4" # the default',
+      "",
+      "[mcp_servers.loadout]",
+      'url = "https://old.example/mcp"',
+      "",
+      "[mcp_servers.loadout.http_headers]",
+      'Authorization = "Bearer lo_old"',
+      "",
+      "# another server",
+      "[mcp_servers.other]",
+      'command = "other"',
+      "",
+    ].join("\n");
+    const after = withEntry("codex", before, c, "f");
+    expect(after).toContain("# my settings");
+    expect(after).toContain("# another server");
+    expect(after).not.toContain("lo_old");
+    expect(after).not.toContain("old.example");
+    expect(parseToml(after)).toEqual({
+      model: "o4",
+      mcp_servers: { other: { command: "other" }, loadout: { url: c.url, http_headers: headers } },
+    });
+    // An entry written inline is replaced too, by writing the document again.
+    const inline = withEntry("codex", 'mcp_servers = { loadout = { url = "x" } }\n', c, "f");
+    expect(parseToml(inline)).toEqual({ mcp_servers: { loadout: { url: c.url, http_headers: headers } } });
   });
 
   it("refuses a file it cannot read as its format, naming it", () => {

@@ -67,9 +67,22 @@ export function withEntry(client: McpClient, existing: string | null, c: Connect
     } catch (error) {
       throw new Error(`${file} is not valid TOML (${(error as Error).message.split("\n")[0]}); fix it first.`);
     }
-    const servers = (isObject(doc.mcp_servers) ? doc.mcp_servers : {}) as Record<string, unknown>;
     // Codex's streamable HTTP servers: url, and headers sent on every request.
-    servers[SERVER_NAME] = { url: c.url, http_headers: headersOf(c) };
+    const entry = { url: c.url, http_headers: headersOf(c) };
+    // The file is edited as text where it can be, so the user's comments and layout stay: the old
+    // table goes, the new one is appended. Only if that does not read back (the entry written
+    // inline or with dotted keys) is the whole document written again.
+    const edited = `${withoutTomlTable(existing ?? "", `mcp_servers.${SERVER_NAME}`).trimEnd()}\n\n${stringifyToml({
+      mcp_servers: { [SERVER_NAME]: entry },
+    })}\n`.trimStart();
+    try {
+      const back = parseToml(edited) as { mcp_servers?: Record<string, unknown> };
+      if (JSON.stringify(back.mcp_servers?.[SERVER_NAME]) === JSON.stringify(entry)) return edited;
+    } catch {
+      // Falls through to writing the whole document.
+    }
+    const servers = (isObject(doc.mcp_servers) ? doc.mcp_servers : {}) as Record<string, unknown>;
+    servers[SERVER_NAME] = entry;
     doc.mcp_servers = servers;
     return `${stringifyToml(doc)}\n`;
   }
@@ -123,6 +136,29 @@ export function withEntry(client: McpClient, existing: string | null, c: Connect
     }
   }
   return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/**
+ * The TOML text without the table `name` and its subtables (`[name]`, `[name.sub]`), from its
+ * header to the next header outside it. Written here: TOML libraries parse and write whole
+ * documents, dropping comments.
+ */
+export function withoutTomlTable(text: string, name: string): string {
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  // Comments and blank lines met while skipping belong to whatever comes next.
+  let pending: string[] = [];
+  let skipping = false;
+  for (const line of lines) {
+    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line)?.[1];
+    if (header !== undefined) skipping = header === name || header.startsWith(`${name}.`);
+    if (!skipping) {
+      kept.push(...pending, line);
+      pending = [];
+    } else if (/^\s*(#.*)?$/.test(line)) pending.push(line);
+    else pending = [];
+  }
+  return kept.join("\n");
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
