@@ -116,6 +116,15 @@ describe("loadout login (OAuth with PKCE, loopback redirect)", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(mcp.status).toBe(401);
+    // What the CLI does with it: a token for a client (it may grant mcp), and a sync's report.
+    const added = await runCli(["mcp", "add", "cursor"], { env });
+    expect(added.stderr).toBe("");
+    expect(added.code).toBe(0);
+    const entry = JSON.parse(readFileSync(path.join(home.home, ".cursor", "mcp.json"), "utf8")).mcpServers.loadout;
+    expect(entry.headers.Authorization).toMatch(/^Bearer lo_/);
+    const synced = await runCli(["sync", "--clients", "claude-code"], { env });
+    expect(synced.code, synced.stderr).toBe(0);
+    expect((await account.rest("/v1/devices")).body.devices).toHaveLength(1);
     const apps = (await account.rest("/v1/connected-apps")).body.apps;
     expect(apps).toHaveLength(1);
     expect(apps[0]).toMatchObject({
