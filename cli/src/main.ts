@@ -52,7 +52,11 @@ export async function main(argv: string[], out: Out = console.log, err: Out = co
       err(`loadout: ${(error as Error).message}\n\n${USAGE}`);
       return EXIT.usage;
     }
-    err(`loadout: unexpected error: ${(error as Error).stack ?? error}`);
+    // A bug of the CLI's own: its message, and the stack only when asked for.
+    err(
+      `loadout: unexpected error: ${process.env.LOADOUT_DEBUG ? ((error as Error).stack ?? error) : ((error as Error).message ?? error)}` +
+        (process.env.LOADOUT_DEBUG ? "" : " (set LOADOUT_DEBUG=1 for the details)"),
+    );
     return EXIT.server;
   }
 }
