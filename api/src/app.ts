@@ -9,6 +9,7 @@ import { requestContext, requestScope } from "./http/middleware/request-context"
 import { renderReference } from "./http/reference-page";
 import { registerActivity } from "./http/routes/activity";
 import { registerAuth } from "./http/routes/auth";
+import { registerDevices } from "./http/routes/devices";
 import { registerHealth } from "./http/routes/health";
 import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps) {
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
+  registerDevices(app);
   const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"), deps.pendingAnswers);
   registerOAuth(app);
   registerOAuthConsent(app);

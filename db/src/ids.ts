@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   oauthAuthorization: "oaz",
   oauthToken: "otk",
   invite: "inv",
+  deviceSync: "dsy",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

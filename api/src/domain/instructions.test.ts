@@ -32,6 +32,14 @@ describe("instructionsBlock", () => {
     ]);
   });
 
+  it("leaves out the kinds a client reads from its own folders, and has no block when nothing is left", () => {
+    const items = [item("zeta"), item("reviewer", "A reviewer.", "persona")];
+    const personas = instructionsBlock(items, { leaveOut: new Set(["skill"]) }) ?? "";
+    expect(personas.split("\n").filter((l) => l.startsWith("- "))).toEqual(["- reviewer (persona): A reviewer."]);
+    expect(instructionsBlock(items, { leaveOut: new Set(["skill", "persona"]) })).toBeNull();
+    expect(instructionsBlock(items, { leaveOut: new Set() })).toContain("- zeta");
+  });
+
   it("cuts descriptions to 250 characters, counting code points", () => {
     const long = "é".repeat(400);
     const block = instructionsBlock([item("long", long)]) ?? "";

@@ -29,7 +29,16 @@ function cut(description: string): string {
         .trimEnd()}…`;
 }
 
-export function instructionsBlock(items: readonly InstructionItem[]): string | null {
+export interface InstructionsOptions {
+  /** Kinds the client loads from its own folders on this device (domain/fitting): not listed again. */
+  leaveOut?: ReadonlySet<InstructionItem["kind"]>;
+}
+
+export function instructionsBlock(
+  all: readonly InstructionItem[],
+  { leaveOut }: InstructionsOptions = {},
+): string | null {
+  const items = leaveOut?.size ? all.filter((i) => !leaveOut.has(i.kind)) : all;
   if (items.length === 0) return null;
   const sorted = [...items].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const head =

@@ -7,6 +7,7 @@ import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError } from "../errors";
 import { bearerKey, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext, Principal } from "../services/context";
+import { kindsFittedOut } from "../services/devices/fitting";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
 import { PendingAnswers } from "../services/mcp/pending-answers";
 import {
@@ -395,6 +396,14 @@ export function mcpPipeline(
                 kind: i.kind,
                 description: i.description,
               })),
+              {
+                leaveOut: await kindsFittedOut(ctx.db, {
+                  userId: principal.userId,
+                  clientName: client?.name,
+                  device: c.req.header("x-loadout-device"),
+                  now,
+                }),
+              },
             )
           : null;
       const per: PerRequest = {

@@ -108,6 +108,7 @@ const own = () => ({
   version: "1",
   tool: "sample-tool",
   user: actor.userId,
+  device: "dev_actoractoractoractoractor",
 });
 const foreign = () => ({
   ws: other.teamSlug,
@@ -117,6 +118,7 @@ const foreign = () => ({
   version: "1",
   tool: "sample-tool",
   user: other.userId,
+  device: OTHER_DEVICE,
 });
 const missing = {
   ws: "no-such-workspace",
@@ -126,7 +128,9 @@ const missing = {
   version: "999",
   tool: "no-such-tool",
   user: "usr_01jzzzzzzzzzzzzzzzzzzzzzzz",
+  device: "dev_zzzzzzzzzzzzzzzzzzzzzzzzzz",
 };
+const OTHER_DEVICE = "dev_otherotherotherotherothe";
 
 /** Required query parameters, sampled from their schemas, so validation passes and auth is what is tested. */
 function withQuery(op: Operation, path: string): string {
@@ -206,6 +210,11 @@ beforeAll(async () => {
     body: { name: "sample-skill", description: "Another tenant's skill.", instructions: "Private." },
   });
   expect(skill.status).toBe(201);
+  const synced = await other.user.request("/v1/devices/sync", {
+    method: "POST",
+    body: { device: OTHER_DEVICE, name: "their laptop", readers: [], written: { skill: 0, persona: 0 } },
+  });
+  expect(synced.status).toBe(200);
 
   // Two days on: the one-day token has expired, the others have no expiry.
   now = new Date(now.getTime() + 2 * 86_400_000);

@@ -4,7 +4,10 @@ export const AUTHORIZATION_CODE_SECONDS = 60;
 export const ACCESS_TOKEN_SECONDS = 60 * 60;
 export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 
-/** The scopes an OAuth client may ask for. Connectors use the MCP endpoint, nothing else. */
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from "../scopes";
+import type { ResourceKind } from "./resource";
+
+/** The scopes an OAuth client may ask for at an MCP URL. Connectors use the MCP endpoint, nothing else. */
 export const OAUTH_SCOPES = ["mcp"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
@@ -19,6 +22,20 @@ export const CODE_PREFIX = "loc_";
 
 export function isOAuthScope(value: string): value is OAuthScope {
   return (OAUTH_SCOPES as readonly string[]).includes(value);
+}
+
+/**
+ * What a client may ask for at a resource: `mcp` at an MCP URL; at the REST API (the `loadout`
+ * CLI) the API's own scopes, which an API token could hold.
+ */
+export function grantableScopes(kind: ResourceKind): readonly Scope[] {
+  return kind === "api" ? SCOPES : OAUTH_SCOPES;
+}
+
+/** The consent page's sentence for a scope. */
+export function scopeDescription(scope: string): string {
+  if (isOAuthScope(scope)) return OAUTH_SCOPE_DESCRIPTIONS[scope];
+  return Object.hasOwn(SCOPE_DESCRIPTIONS, scope) ? SCOPE_DESCRIPTIONS[scope as Scope] : scope;
 }
 
 /** Cheap shape check before any database work. */

@@ -10,10 +10,29 @@ export function isMcpResourcePath(path: string): boolean {
 }
 
 /**
- * The canonical resource for `raw`, if it names one of Loadout's MCP URLs on `issuer`'s origin;
- * otherwise a reason it does not.
+ * The REST API as a protected resource: what a native client such as the `loadout` CLI asks for,
+ * with the API's scopes. Tokens bound to it are accepted by `/v1/*` and by no MCP URL.
  */
-export function canonicalResource(raw: string, issuer: string): { resource: string } | { problem: string } {
+export const API_RESOURCE_PATH = "/v1";
+
+export type ResourceKind = "mcp" | "api";
+
+export function resourceKind(canonical: string): ResourceKind {
+  try {
+    return new URL(canonical).pathname === API_RESOURCE_PATH ? "api" : "mcp";
+  } catch {
+    return "mcp";
+  }
+}
+
+/**
+ * The canonical resource for `raw`, if it names one of Loadout's MCP URLs (or its REST API) on
+ * `issuer`'s origin; otherwise a reason it does not.
+ */
+export function canonicalResource(
+  raw: string,
+  issuer: string,
+): { resource: string; kind: ResourceKind } | { problem: string } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -23,8 +42,10 @@ export function canonicalResource(raw: string, issuer: string): { resource: stri
   if (url.hash !== "" || raw.includes("#")) return { problem: "resource must not have a fragment" };
   if (url.search !== "") return { problem: "resource must not have a query; send the MCP URL without ?…" };
   const path = url.pathname.replace(/\/$/, "");
-  if (url.origin !== new URL(issuer).origin || !isMcpResourcePath(path)) {
+  // The API resource as spelled, not as dot segments resolve (`/mcp/../v1` names no resource).
+  const api = path === API_RESOURCE_PATH && !/\/\.\.?(\/|$)/.test(raw);
+  if (url.origin !== new URL(issuer).origin || !(api || isMcpResourcePath(path))) {
     return { problem: `resource ${raw} is not an MCP URL of this server; use ${issuer}/mcp` };
   }
-  return { resource: `${url.origin}${path}` };
+  return { resource: `${url.origin}${path}`, kind: api ? "api" : "mcp" };
 }

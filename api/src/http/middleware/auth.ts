@@ -1,10 +1,13 @@
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { csrfTokenFor, safeEqual } from "../../auth/secrets";
+import { API_RESOURCE_PATH } from "../../domain/oauth/resource";
 import { hasScope, type Scope } from "../../domain/scopes";
 import { AppError } from "../../errors";
-import { principalFromApiToken, principalFromSession } from "../../services/auth/resolve-principal";
+import { principalFromApiBearer } from "../../services/auth/api-bearer";
+import { principalFromSession, type ResolvedPrincipal } from "../../services/auth/resolve-principal";
 import type { AppEnv } from "../env";
+import { requestOrigin } from "../origin";
 
 export const SESSION_COOKIE = "lo_session";
 export const CSRF_COOKIE = "lo_csrf";
@@ -21,7 +24,7 @@ export function requireAuth(scope: Scope | null) {
     const db = c.get("db");
     const now = c.get("now");
     const authorization = c.req.header("authorization");
-    let resolved: Awaited<ReturnType<typeof principalFromApiToken>>;
+    let resolved: ResolvedPrincipal;
     if (authorization !== undefined) {
       const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
       if (!match?.[1]) {
@@ -29,9 +32,11 @@ export function requireAuth(scope: Scope | null) {
           headers: bearerChallenge(),
         });
       }
-      resolved = await principalFromApiToken(db, match[1], now).catch((error) => {
-        throw withChallenge(error);
-      });
+      resolved = await principalFromApiBearer(db, match[1], now, `${requestOrigin(c)}${API_RESOURCE_PATH}`).catch(
+        (error) => {
+          throw withChallenge(error);
+        },
+      );
     } else {
       const session = getCookie(c, SESSION_COOKIE);
       if (!session) {

@@ -5,9 +5,9 @@ import {
   AUTHORIZATION_CODE_SECONDS,
   AUTHORIZATION_REQUEST_SECONDS,
   CODE_PREFIX,
-  isOAuthScope,
-  OAUTH_SCOPE_DESCRIPTIONS,
+  grantableScopes,
   OAUTH_SCOPES,
+  scopeDescription,
 } from "../../domain/oauth/lifetimes";
 import { isValidCodeChallenge } from "../../domain/oauth/pkce";
 import { authorizationResponseUrl } from "../../domain/oauth/redirect";
@@ -105,9 +105,10 @@ export async function startAuthorization({
   const target = canonicalResource(params.resource, issuer);
   if ("problem" in target) return fail("invalid_target", `${target.problem}.`);
   const requested = (params.scope ?? "").split(" ").filter(Boolean);
-  const unknown = requested.filter((s) => !isOAuthScope(s));
+  const grantable: readonly string[] = grantableScopes(target.kind);
+  const unknown = requested.filter((s) => !grantable.includes(s));
   if (unknown.length > 0) {
-    return fail("invalid_scope", `Unknown scope ${unknown.join(", ")}; this server grants: ${OAUTH_SCOPES.join(" ")}.`);
+    return fail("invalid_scope", `Unknown scope ${unknown.join(", ")}; this resource grants: ${grantable.join(" ")}.`);
   }
   const scopes = requested.length > 0 ? [...new Set(requested)] : [...OAUTH_SCOPES];
   const id = newId("oauthAuthorization", ctx.now.getTime());
@@ -190,7 +191,7 @@ export async function describeAuthorization({
     resource: row.resource,
     scopes: row.scopes.map((name) => ({
       name,
-      description: isOAuthScope(name) ? OAUTH_SCOPE_DESCRIPTIONS[name] : name,
+      description: scopeDescription(name),
     })),
     expiresAt: row.expiresAt.toISOString(),
   };

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useId, useState } from "react";
 import { ClientSetup } from "@/components/connect/client-setup";
 import { ConnectionTable } from "@/components/connect/connection-table";
 import { Connectors } from "@/components/connect/connectors";
+import { SyncedDevices } from "@/components/connect/devices";
 import { EndpointForm, EndpointTable } from "@/components/connect/endpoints";
 import { McpUrlSection } from "@/components/connect/mcp-url";
 import { ErrorBanner } from "@/components/error-banner";
@@ -132,6 +133,8 @@ export default function ConnectPage() {
           </>
         )}
       </section>
+
+      <SyncedDevices />
     </>
   );
 }
