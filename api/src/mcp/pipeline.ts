@@ -232,6 +232,14 @@ export function mcpPipeline(
       for (const answer of answers) pending.deliver(owner, answer);
       return { status: 202, headers: {}, payload: "" };
     }
+    // A 2025-era client's cancellation of a call: reaches the call wherever it runs, which gives
+    // up on its upstream request (notifications/cancelled upstream on a 2025 session).
+    if (sessionId && method === "notifications/cancelled" && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"]) {
+      const requestId = params?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number")
+        pending.cancel(ownerOf(sessionId, principal), requestId);
+      return { status: 202, headers: {}, payload: "" };
+    }
 
     // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
     // roots capability is asked for them (an input-required answer to its tools/call) when nothing
@@ -312,6 +320,17 @@ export function mcpPipeline(
     let response: McpReply | undefined;
     const lane = deps.mcpFastLane !== false;
 
+    // A 2025-era client's call to an upstream tool can be cancelled by a later POST of its session.
+    const rpcId = (body as { id?: unknown } | undefined)?.id;
+    const cancellable =
+      client?.era === "legacy" &&
+      sessionId &&
+      method === "tools/call" &&
+      called?.proxied &&
+      (typeof rpcId === "string" || typeof rpcId === "number")
+        ? pending.cancellable(ownerOf(sessionId, principal), rpcId)
+        : undefined;
+
     // A 2025-era client that declared what an upstream may ask of it (in its signed session id): an
     // upstream tool's call is answered on a stream that carries the upstream's requests to it.
     const askable =
@@ -323,7 +342,8 @@ export function mcpPipeline(
       const id = (body as { id?: string | number }).id ?? null;
       const token = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
       const args = params?.arguments as Record<string, unknown> | undefined;
-      response = legacyCallStream(pending, ownerOf(sessionId, principal), io.signal(), async (stream) => {
+      const signal = cancellable ? withCancel(io.signal(), cancellable) : io.signal();
+      response = legacyCallStream(pending, ownerOf(sessionId, principal), signal, async (stream) => {
         const answer = await askedCall(
           tool,
           args,
@@ -333,6 +353,7 @@ export function mcpPipeline(
           token,
         );
         toolOutcome = answer.outcome;
+        cancellable?.release();
         return answerMessage(id, answer.result);
       });
     }
@@ -343,7 +364,8 @@ export function mcpPipeline(
     const plain = lane && !askRoots ? plainCall(c.req.method, (name) => c.req.header(name), body) : null;
     const call = plain && !(plain.era === "legacy" && single) ? plain : null;
     if (!response && call && called?.name === call.name && answersItself(called, passInputRequests)) {
-      const answer = await runPlain(call, called, ctx, session, origin, io);
+      const answer = await runPlain(call, called, ctx, session, origin, giveUpWith(io, cancellable));
+      cancellable?.release();
       if (answer) {
         c.set("lane", warm ? "warm" : "fast");
         toolOutcome = answer.outcome;
@@ -379,8 +401,13 @@ export function mcpPipeline(
             report,
             onInternal: (error) =>
               ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
-            call: (tool, args, extra) =>
-              tool.run({ ctx, session, origin, shared: false, upstream: extra }, args) as never,
+            call: (tool, args, extra) => {
+              const upstream = cancellable ? { ...extra, signal: withCancel(extra.signal, cancellable) } : extra;
+              return withRelease(
+                tool.run({ ctx, session, origin, shared: false, upstream }, args),
+                cancellable,
+              ) as never;
+            },
             relay: (relayed, relayParams, extra) => {
               if (!singleRow) throw new AppError("not_found", `Server "${single.slug}" was not found.`);
               return relayRequest(ctx.db, session, serverDeps, singleRow, relayed, relayParams, { now, ...extra });
@@ -419,6 +446,7 @@ export function mcpPipeline(
           askRoots,
           passInputRequests,
           report,
+          ...(cancellable ? { giveUpWhen: (signal: AbortSignal) => withCancel(signal, cancellable) } : {}),
         },
       };
       response = await handler.fetch(io.web(), {
@@ -467,7 +495,7 @@ async function runPlain(
   ctx: ActionContext,
   session: McpSession,
   origin: string,
-  io: McpExchange["io"],
+  upstream: Omit<ProxiedCallOptions, "now">,
 ): Promise<{ reply: McpReply; outcome: ToolOutcome } | null> {
   const input = parsedInput(tool, call.args);
   if (!input) return null;
@@ -475,7 +503,7 @@ async function runPlain(
   const shared = !tool.proxied;
   let result: ToolResult;
   try {
-    result = (await tool.run({ ctx, session, origin, shared, upstream: giveUpWith(io) }, input.value)) as ToolResult;
+    result = (await tool.run({ ctx, session, origin, shared, upstream }, input.value)) as ToolResult;
   } catch (error) {
     // An upstream's own error, on a URL that relays it as such.
     if (error instanceof UpstreamRpcError) return { reply: rpcErrorReply(call, error), outcome: "tool_error" };
@@ -597,8 +625,29 @@ async function askedCall(
  * How a proxied call hears that its client left: the host's listener where it has one (the Node
  * adapter), else the request's signal.
  */
-function giveUpWith(io: McpExchange["io"]): Omit<ProxiedCallOptions, "now"> {
-  return io.whenGone ? { whenGone: (listener) => io.whenGone?.(listener) } : { signal: io.signal() };
+function giveUpWith(io: McpExchange["io"], cancellable?: Cancellable): Omit<ProxiedCallOptions, "now"> {
+  if (io.whenGone)
+    return {
+      whenGone: (listener) => {
+        io.whenGone?.(listener);
+        cancellable?.onCancel(listener);
+      },
+    };
+  return { signal: cancellable ? withCancel(io.signal(), cancellable) : io.signal() };
+}
+
+type Cancellable = ReturnType<PendingAnswers["cancellable"]>;
+
+/** A signal that aborts when the client goes away or cancels the call. */
+function withCancel(gone: AbortSignal, cancellable: Cancellable): AbortSignal {
+  const cancelled = new AbortController();
+  cancellable.onCancel(() => cancelled.abort(new Error("The client cancelled the call.")));
+  return AbortSignal.any([gone, cancelled.signal]);
+}
+
+/** A call whose registration as cancellable ends with it. */
+function withRelease<T>(call: Promise<T>, cancellable: Cancellable | undefined): Promise<T> {
+  return cancellable ? call.finally(() => cancellable.release()) : call;
 }
 
 /** The SDK's answer to a 2025 initialize, with the session id that carries the handshake (see legacy-session.ts). */

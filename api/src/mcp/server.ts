@@ -34,6 +34,8 @@ export interface ServerOptions {
   askRoots?: boolean;
   /** The client is on the 2026-07-28 revision and can answer input requests: the upstream's pass through. */
   passInputRequests?: boolean;
+  /** Also gives a call up when this says (a 2025 client's `notifications/cancelled`); called once per call. */
+  giveUpWhen?: (signal: AbortSignal) => AbortSignal;
 }
 
 export interface UpstreamCallExtra {
@@ -118,7 +120,7 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
             session,
             origin: options.origin,
             shared: false,
-            upstream: upstreamCallExtra(extra, options.passInputRequests ?? false),
+            upstream: withGiveUp(upstreamCallExtra(extra, options.passInputRequests ?? false), options.giveUpWhen),
           },
           args as never,
         )) as ToolResult;
@@ -137,6 +139,9 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   }
   return server;
 }
+
+const withGiveUp = (extra: UpstreamCallExtra, giveUpWhen: ServerOptions["giveUpWhen"]): UpstreamCallExtra =>
+  giveUpWhen ? { ...extra, signal: giveUpWhen(extra.signal) } : extra;
 
 /** A registered tool's entry in tools/list, as the SDK builds it (same JSON Schema target). */
 function listedDefinition(tool: LoadoutTool) {

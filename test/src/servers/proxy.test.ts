@@ -670,6 +670,50 @@ describe("a misbehaving upstream on a 2025 revision, called inside its session w
     await expect.poll(() => misbehaving2025.cancelled(), { timeout: 5000 }).toBe(cancelled + 1);
     await client.close();
   });
+
+  it("passes a 2025 client's notifications/cancelled, sent on a POST of its own, on to the upstream", async () => {
+    await patchServer("old", { callTimeoutMs: 30_000 });
+    const headers = {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const initialized = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "canceller", version: "1" } },
+      }),
+    });
+    const session = initialized.headers.get("mcp-session-id") ?? "";
+    await initialized.text();
+    expect(session).toMatch(/^lo1\./);
+    const inSession = { ...headers, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
+    const cancelled = misbehaving2025.cancelled();
+    const call = fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: inSession,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "old_hang", arguments: {} },
+      }),
+    }).then((res) => res.text());
+    await new Promise((r) => setTimeout(r, 300));
+    const cancel = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: inSession,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
+    });
+    expect(cancel.status).toBe(202);
+    await expect.poll(() => misbehaving2025.cancelled(), { timeout: 5000 }).toBe(cancelled + 1);
+    // The call answers at once, not after its 30 s timeout.
+    expect(await call).toMatch(/was cancelled/);
+  });
 });
 
 describe("ceilings", () => {

@@ -1,7 +1,7 @@
 import type { OpenedDatabase } from "@loadout/db";
 import { sql } from "drizzle-orm";
 import type { Logger } from "../../logger";
-import { PendingAnswers, type RpcAnswer } from "./pending-answers";
+import { type Passed, PendingAnswers } from "./pending-answers";
 
 /** The channel instances pass a 2025 client's answers on, to the one whose call waits for them. */
 export const ANSWER_CHANNEL = "loadout_mcp_answers";
@@ -21,8 +21,8 @@ export async function startAnswerRelay(
 ): Promise<{ pending: PendingAnswers; close(): Promise<void> }> {
   const listen = database.listen;
   if (!listen) return { pending: new PendingAnswers(), close: async () => {} };
-  const pending = new PendingAnswers((owner, answer) => {
-    const payload = JSON.stringify([owner, answer]);
+  const pending = new PendingAnswers((owner, message) => {
+    const payload = JSON.stringify([owner, message]);
     if (payload.length > NOTIFY_LIMIT) {
       logger.log("warn", "an MCP client's answer is too large to pass to another instance", {
         bytes: payload.length,
@@ -40,8 +40,8 @@ export async function startAnswerRelay(
       ANSWER_CHANNEL,
       (payload) => {
         try {
-          const [owner, answer] = JSON.parse(payload) as [string, RpcAnswer];
-          if (typeof owner === "string" && answer && typeof answer.id === "string") pending.receive(owner, answer);
+          const [owner, message] = JSON.parse(payload) as [string, Passed];
+          if (typeof owner === "string" && message && typeof message === "object") pending.receive(owner, message);
         } catch {
           // Not one of ours: nothing waits for it.
         }

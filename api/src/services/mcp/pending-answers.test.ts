@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PendingAnswers, type RpcAnswer } from "./pending-answers";
+import { type Passed, PendingAnswers } from "./pending-answers";
 
 const id = "lo-ask-1";
 
@@ -26,7 +26,7 @@ describe("PendingAnswers", () => {
 
 describe("PendingAnswers between instances", () => {
   it("passes on an answer no call here waits for, and takes one passed on for a call here", async () => {
-    const passed: [string, RpcAnswer][] = [];
+    const passed: [string, Passed][] = [];
     const here = new PendingAnswers((owner, answer) => passed.push([owner, answer]));
     const elsewhere = new PendingAnswers();
     const waited = elsewhere.wait(id, "owner", new AbortController().signal);
@@ -34,5 +34,33 @@ describe("PendingAnswers between instances", () => {
     expect(passed).toEqual([["owner", { id, result: "yes" }]]);
     for (const [owner, answer] of passed) elsewhere.receive(owner, answer);
     expect(await waited).toEqual({ id, result: "yes" });
+  });
+});
+
+describe("a client's cancellation of its call", () => {
+  it("stops the call it names, for its owner only, here or passed on", () => {
+    const passed: [string, Passed][] = [];
+    const here = new PendingAnswers((owner, message) => passed.push([owner, message]));
+    const stopped: string[] = [];
+    const call = here.cancellable("owner", 7);
+    call.onCancel(() => stopped.push("seven"));
+    here.cancel("someone else", 7);
+    expect(stopped).toEqual([]);
+    here.cancel("owner", 7);
+    expect(stopped).toEqual(["seven"]);
+    // Once stopped (or answered and released), a later cancellation goes to the other instances.
+    here.cancel("owner", 7);
+    expect(passed.at(-1)).toEqual(["owner", { cancelled: 7 }]);
+
+    const elsewhere = new PendingAnswers();
+    const theirs = elsewhere.cancellable("owner", "a");
+    theirs.onCancel(() => stopped.push("a"));
+    expect(elsewhere.receive("owner", { cancelled: "a" })).toBe(true);
+    expect(stopped).toEqual(["seven", "a"]);
+    const released = elsewhere.cancellable("owner", "b");
+    released.onCancel(() => stopped.push("b"));
+    released.release();
+    expect(elsewhere.receive("owner", { cancelled: "b" })).toBe(false);
+    expect(stopped).toEqual(["seven", "a"]);
   });
 });
