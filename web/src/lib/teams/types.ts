@@ -27,6 +27,9 @@ export type InvitePreview = {
   expiresAt: string;
 };
 
+/** What a signed-out visitor learns from an invite link: the team's name and the invited address. */
+export type InviteIntroduction = { team: { name: string }; email: string };
+
 export type AcceptedInvite = { workspace: Workspace };
 
 export type Outcome = "ok" | "error" | "tool_error" | "not_active" | "plan_refused" | "withheld";
