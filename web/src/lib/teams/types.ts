@@ -72,4 +72,11 @@ export type Usage = {
 
 export const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 
+/** What each role may do, said under the role select (in the option itself it was cut off). */
+export const ROLE_HINTS: Record<WorkspaceRole, string> = {
+  member: "Reads and writes the team's skills and servers.",
+  admin: "Also manages members and invites.",
+  owner: "Also transfers and deletes the team.",
+};
+
 export const manages = (role: WorkspaceRole | undefined) => role === "owner" || role === "admin";
