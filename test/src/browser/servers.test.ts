@@ -176,6 +176,10 @@ describe("servers in the console", () => {
     await page.getByRole("heading", { name: "everything", level: 1 }).waitFor();
     const connection = page.getByRole("region", { name: "Connection" });
     expect(await connection.getByTestId("status-light").getAttribute("data-status")).toBe("unknown");
+    // This instance allows servers on loopback: the URL hint does not claim https only.
+    const hint = page.getByText("Changing it drops the connection").first();
+    expect(await hint.textContent()).toContain("or http on this machine");
+    expect(await hint.textContent()).not.toMatch(/https URL only/);
 
     await connection.getByRole("button", { name: "Test" }).click();
     await expect
