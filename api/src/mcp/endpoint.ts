@@ -610,6 +610,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps, se
               kind: i.kind,
               description: i.description,
             })),
+            session.mode,
           )
         : null;
     // A 2025-era client names itself in initialize only; afterwards its session id carries that.

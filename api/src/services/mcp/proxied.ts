@@ -81,9 +81,26 @@ function annotationsOf(tool: ServerToolRow): ProxiedTool["annotations"] {
 const flag = (given: Record<string, unknown>, key: string, fallback: boolean): boolean =>
   typeof given[key] === "boolean" ? (given[key] as boolean) : fallback;
 
+/**
+ * Why a server (or one of its tools) is not active for a session, said so that the user knows what
+ * to change and where (a bare "not active" read like a missing scope); null when it is active.
+ */
+function inactiveBecause(server: ServerRow, tool: ServerToolRow | null, project: string | null): string | null {
+  if (!server.enabled)
+    return `server ${server.slug} is switched off (Where it is active: off, on its page in the Loadout console)`;
+  if (!active(server, project))
+    return project
+      ? `server ${server.slug} is active only on other projects than ${project} (Where it is active, on its page in the Loadout console)`
+      : `server ${server.slug} is active only on chosen projects, and this session names none (send X-Loadout-Project or ?project=)`;
+  if (tool && !tool.enabled)
+    return `it was switched off on server ${server.slug}'s page in the Loadout console (Tools, Enabled)`;
+  return null;
+}
+
 /** Why a tool may not be served to this session now, or null: the checks of the catalog and of dispatch. */
 export function withheldBecause(server: ServerRow, tool: ServerToolRow, session: McpSession): string | null {
-  if (!active(server, session.project) || !tool.enabled) return "not active for this session";
+  const inactive = inactiveBecause(server, tool, session.project);
+  if (inactive) return `not active for this session: ${inactive}`;
   if (tool.approvedHash === null) return "not approved yet: review it in the Loadout console";
   if (tool.approvedHash !== tool.hash)
     return "its definition changed since it was approved: review the change in the Loadout console";
@@ -559,7 +576,8 @@ export function findSingleServer(
  * rest of a server stays closed.
  */
 export function relayRefusal(server: ServerRow, session: Pick<McpSession, "project" | "mode">): string | null {
-  if (!active(server, session.project)) return `${server.slug} is not active for this session`;
+  const inactive = inactiveBecause(server, null, session.project);
+  if (inactive) return `${server.slug} is not active for this session: ${inactive}`;
   if (session.mode !== "agent")
     return `${server.slug}'s resources and prompts are not offered in ${session.mode} mode; only tools marked plan-safe are`;
   return null;
