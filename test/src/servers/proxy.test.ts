@@ -305,7 +305,17 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const client = await connect();
     const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "through loadout" } });
     expect(textOf(echoed)).toMatch(/through loadout/);
+    // The upstream's argument error names the tool as this client called it, not by server-everything's own name.
+    const wrong = textOf(await client.callTool({ name: "everything_echo", arguments: { text: 42 } }));
+    expect(wrong).toContain("Invalid arguments for tool everything_echo");
+    expect(wrong).not.toMatch(/tool echo\b/);
     await client.close();
+    // Its own URL serves it under its own name, and the error says that name.
+    const single = await connect({ path: "/mcp/s/me/everything" });
+    expect(textOf(await single.callTool({ name: "echo", arguments: { text: 42 } }))).toContain(
+      "Invalid arguments for tool echo",
+    );
+    await single.close();
   });
 
   it("answers server-everything's mid-call elicitation as the SDK client does, and the session goes on", async () => {

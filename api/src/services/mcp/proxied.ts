@@ -4,6 +4,7 @@ import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } fro
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { isActiveInProject } from "../../domain/activation";
+import { nameAsCalled } from "../../domain/servers/called-name";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import { textProblem } from "../../domain/text";
 import { AppError } from "../../errors";
@@ -444,8 +445,16 @@ export async function callProxiedTool(
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  return dispatchRefusal(found, name, session, args) ?? forward(db, session, deps, found, args, options);
+  return dispatchRefusal(found, name, session, args) ?? forward(db, session, deps, found, name, args, options);
 }
+
+/** An upstream's answer as the client gets it: within bounds, its errors naming the tool as called. */
+const answerOf = (result: CallToolResult, tool: ServerToolRow, name: string): CallToolResult =>
+  nameAsCalled(
+    boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
+    tool.name,
+    name,
+  );
 
 /** Why dispatch refuses this call now (see callProxiedTool), as the agent reads it; null to send it. */
 function dispatchRefusal(
@@ -480,17 +489,15 @@ export function callPrepared(
 ): Promise<CallToolResult> {
   const refused = dispatchRefusal(found, name, session, args);
   if (refused) return Promise.resolve(refused);
-  if (!direct?.current || found.server.status === "failed") return forward(db, session, deps, found, args, options);
+  if (!direct?.current || found.server.status === "failed")
+    return forward(db, session, deps, found, name, args, options);
   return direct
     .call(args, {
       planSafeActions: session.mode === "agent" ? null : found.tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
     })
-    .then(
-      (result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
-      relayed(found.server, found.tool.name, options),
-    );
+    .then((result) => answerOf(result, found.tool, name), relayed(found.server, found.tool.name, options));
 }
 
 /**
@@ -524,6 +531,7 @@ export async function forward(
   session: Pick<McpSession, "mode">,
   deps: ServerDeps,
   { server, tool }: { server: ServerRow; tool: ServerToolRow },
+  name: string,
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
@@ -541,7 +549,7 @@ export async function forward(
       ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
       inputRequired: options.inputRequired ?? null,
     });
-    return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
+    return answerOf(result, tool, name);
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = safeMessage(error, target);
