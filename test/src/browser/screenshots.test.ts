@@ -21,7 +21,16 @@ let upstream: Upstream;
 let browser: Browser;
 let page: Page;
 
-const shoot = (name: string) => page.screenshot({ path: path.join(DOCS, name), fullPage: true });
+/**
+ * The whole page in a window as tall as it is: a full-page capture of a shorter window leaves the
+ * sticky sidebar, one window high, floating mid-page.
+ */
+async function shoot(name: string): Promise<void> {
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 1280, height });
+  await page.screenshot({ path: path.join(DOCS, name) });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 const rest = (url: string, body: unknown) => postAsPage(page, url, body);
 

@@ -100,7 +100,7 @@ export function EventTable({ events }: { events: ActivityEvent[] }) {
             {event.actor?.email ?? "—"}
             {event.token && <span className="muted"> via {event.token.name}</span>}
           </td>
-          <td data-label="What">
+          <td data-label="What" className="event-what">
             <code>{event.call ? event.call.method : event.action}</code>
           </td>
           <td data-label="Item">
