@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { deriveKey } from "./auth/secrets";
+import { isApiPath } from "./domain/console/api-paths";
 import { AppError } from "./errors";
 import type { AppDeps, AppEnv } from "./http/env";
 import { respondWithError, validationError } from "./http/errors";
@@ -118,7 +119,14 @@ export function createApp(deps: AppDeps) {
   if (deps.assets) {
     app.use("*", deps.assets);
   }
-  app.notFound((c) => respondWithError(c, noRoute(c.req.method, c.req.path)));
+  app.notFound(async (c) => {
+    // A console address that matches no page gets the console's own page; the API keeps its JSON errors.
+    if (deps.notFoundPage && (c.req.method === "GET" || c.req.method === "HEAD") && !isApiPath(c.req.path)) {
+      const page = await deps.notFoundPage();
+      if (page !== null) return c.html(page, 404);
+    }
+    return respondWithError(c, noRoute(c.req.method, c.req.path));
+  });
   let headers: Promise<Record<string, string>> | undefined;
   const mcpLane: McpLaneParts = {
     serve: serveMcp,

@@ -67,3 +67,25 @@ describe("instructionsBlock", () => {
     expect(block.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(10);
   });
 });
+
+describe("the session's mode in the instructions", () => {
+  const items = [{ address: "code-review", kind: "skill" as const, description: "Review a diff." }];
+
+  it("says nothing of the mode in agent mode", () => {
+    expect(instructionsBlock(items, { mode: "agent" })).toBe(instructionsBlock(items));
+    expect(instructionsBlock([], { mode: "agent" })).toBeNull();
+  });
+
+  it("opens with plan mode, what it allows and how to leave it, before the skills", () => {
+    const block = instructionsBlock(items, { mode: "plan" }) ?? "";
+    expect(block.startsWith("## Plan mode (Loadout)\nThis session is in plan mode")).toBe(true);
+    expect(block).toContain("skill_edit is not offered");
+    expect(block).toContain("marked it safe for plan mode");
+    expect(block).toContain("connect in agent mode");
+    expect(block.indexOf("## Your skills and personas")).toBeGreaterThan(block.indexOf("Plan mode"));
+  });
+
+  it("names goal mode as such, and is given even with no skills", () => {
+    expect(instructionsBlock([], { mode: "goal" })).toMatch(/^## Goal mode \(Loadout\)\nThis session is in goal mode/);
+  });
+});

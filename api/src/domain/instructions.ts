@@ -30,15 +30,37 @@ function cut(description: string): string {
 }
 
 export interface InstructionsOptions {
+  /** The session's mode: plan and goal modes say so first (see modeBlock). */
+  mode?: "agent" | "plan" | "goal";
   /** Kinds the client loads from its own folders on this device (domain/fitting): not listed again. */
   leaveOut?: ReadonlySet<InstructionItem["kind"]>;
 }
 
+/**
+ * What a session in plan or goal mode is told first (DESIGN.md, "Modes"): that it is in that mode,
+ * what the mode allows, and how to leave it; without it an agent met only refusals.
+ */
+export function modeBlock(mode: "agent" | "plan" | "goal"): string | null {
+  if (mode === "agent") return null;
+  return (
+    `## ${mode === "plan" ? "Plan" : "Goal"} mode (Loadout)\n` +
+    `This session is in ${mode} mode: read, search and plan, but change nothing. skill_edit is not offered, and a server's tool is offered only where the user marked it safe for plan mode (some only for certain actions, named in its description); other calls are refused. ` +
+    "To make changes, ask the user to connect in agent mode (without X-Loadout-Mode or ?mode=)."
+  );
+}
+
+/** The handshake's instructions: the session's mode where it restricts, then its skills and personas. */
 export function instructionsBlock(
   all: readonly InstructionItem[],
-  { leaveOut }: InstructionsOptions = {},
+  { mode = "agent", leaveOut }: InstructionsOptions = {},
 ): string | null {
   const items = leaveOut?.size ? all.filter((i) => !leaveOut.has(i.kind)) : all;
+  const restricted = modeBlock(mode);
+  const skills = skillsBlock(items);
+  return restricted && skills ? `${restricted}\n\n${skills}` : (restricted ?? skills);
+}
+
+function skillsBlock(items: readonly InstructionItem[]): string | null {
   if (items.length === 0) return null;
   const sorted = [...items].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const head =

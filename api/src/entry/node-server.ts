@@ -7,7 +7,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { serveStatic } from "@hono/node-server/serve-static";
 import type { OpenedDatabase } from "@loadout/db";
 import { openDatabase } from "@loadout/db/open";
 import { UpstreamPool } from "@loadout/workers";
@@ -27,6 +26,7 @@ import {
   upstreamPost as guardedUpstreamPost,
 } from "../services/servers/upstreams";
 import { dispatchedPost } from "./dispatched-post";
+import { nodeConsole } from "./node-console";
 import type { NodeEnv } from "./node-env";
 import { nodeMcpLane } from "./node-mcp-adapter";
 import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
@@ -200,7 +200,7 @@ export async function startNodeServer(
       }
       return getConnInfo(c).remote.address ?? null;
     },
-    ...(serveConsole ? { assets: serveStatic({ root: path.relative(process.cwd(), WEB_OUT) || "." }) } : {}),
+    ...(serveConsole ? nodeConsole(WEB_OUT) : {}),
   });
 
   // MCP POSTs take the Node adapter (the same pipeline without Hono's web objects) unless it or the

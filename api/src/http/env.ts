@@ -38,6 +38,8 @@ export interface AppDeps {
   waitUntil?: (c: Context, work: Promise<unknown>) => void;
   /** Serves the console's static files for paths no route claims. */
   assets?: MiddlewareHandler;
+  /** The console's not-found page (HTML), for a GET outside the API that nothing serves; null when there is none. */
+  notFoundPage?: () => Promise<string | null>;
   version?: string;
   /**
    * Host names the MCP endpoint answers to (DNS-rebinding protection for a server bound to

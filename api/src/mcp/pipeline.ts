@@ -424,6 +424,7 @@ export function mcpPipeline(
                 description: i.description,
               })),
               {
+                mode: session.mode,
                 leaveOut: await kindsFittedOut(ctx.db, {
                   userId: principal.userId,
                   clientName: client?.name,

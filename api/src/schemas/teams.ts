@@ -113,4 +113,12 @@ export const InvitePreview = z
   .openapi("InvitePreview");
 export type InvitePreview = z.infer<typeof InvitePreview>;
 
+export const InviteIntroduction = z
+  .object({
+    team: z.object({ name: z.string() }),
+    email: z.string().openapi({ description: "The address the invite was sent to: sign in, or sign up, with it." }),
+  })
+  .openapi("InviteIntroduction");
+export type InviteIntroduction = z.infer<typeof InviteIntroduction>;
+
 export const AcceptedInvite = z.object({ workspace: WorkspaceSchema }).openapi("AcceptedInvite");

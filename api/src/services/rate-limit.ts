@@ -10,6 +10,8 @@ export interface RateLimitRule {
 export const LOGIN_PER_ACCOUNT: RateLimitRule = { limit: 10, windowSeconds: 15 * 60 };
 export const LOGIN_PER_ADDRESS: RateLimitRule = { limit: 50, windowSeconds: 15 * 60 };
 export const SIGNUP_PER_ADDRESS: RateLimitRule = { limit: 20, windowSeconds: 60 * 60 };
+/** Signed-out looks at an invite link (which team, which address): a person opens a few; a guesser many. */
+export const INVITE_LOOKUP_PER_ADDRESS: RateLimitRule = { limit: 30, windowSeconds: 15 * 60 };
 
 export interface RateLimitResult {
   allowed: boolean;

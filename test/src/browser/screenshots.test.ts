@@ -21,7 +21,16 @@ let upstream: Upstream;
 let browser: Browser;
 let page: Page;
 
-const shoot = (name: string) => page.screenshot({ path: path.join(DOCS, name), fullPage: true });
+/**
+ * The whole page in a window as tall as it is: a full-page capture of a shorter window leaves the
+ * sticky sidebar, one window high, floating mid-page.
+ */
+async function shoot(name: string): Promise<void> {
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 1280, height });
+  await page.screenshot({ path: path.join(DOCS, name) });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 const rest = (url: string, body: unknown) => postAsPage(page, url, body);
 
@@ -64,16 +73,19 @@ describe.skipIf(!wanted)("screenshots for docs/", () => {
       .getByRole("status")
       .filter({ hasText: /Connected: the server lists \d+ tools?/ })
       .waitFor();
+    // One row opened, as a reviewer reads a tool before approving it.
+    await page.getByRole("button", { name: "get-env details" }).click();
+    await page.locator('[data-testid="tool-details"][data-tool="get-env"] pre').waitFor();
     await shoot("server-page.png");
   });
 
   it("Activity after a client's calls", async () => {
-    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
-    await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
-    await review.getByTestId("approve-all").waitFor();
+    const tools = page.getByRole("region", { name: "Tools" });
+    await tools.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await tools.getByTestId("approve-all").waitFor();
     await shoot("server-approve-all.png");
-    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
-    await review.waitFor({ state: "detached" });
+    await tools.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
+    await tools.getByTestId("tools-waiting").waitFor({ state: "detached" });
     const token = await rest("/v1/tokens", { name: "Claude Code on laptop", scopes: ["mcp"] });
     const client = new Client({ name: "claude-code", version: "2.1.0" }, { versionNegotiation: { mode: "auto" } });
     await client.connect(

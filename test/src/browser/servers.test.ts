@@ -176,6 +176,10 @@ describe("servers in the console", () => {
     await page.getByRole("heading", { name: "everything", level: 1 }).waitFor();
     const connection = page.getByRole("region", { name: "Connection" });
     expect(await connection.getByTestId("status-light").getAttribute("data-status")).toBe("unknown");
+    // This instance allows servers on loopback: the URL hint does not claim https only.
+    const hint = page.getByText("Changing it drops the connection").first();
+    expect(await hint.textContent()).toContain("or http on this machine");
+    expect(await hint.textContent()).not.toMatch(/https URL only/);
 
     await connection.getByRole("button", { name: "Test" }).click();
     await expect
@@ -256,22 +260,33 @@ describe("servers in the console", () => {
       .toMatchObject({ enabled: true, state: "global" });
   });
 
-  it("reviews many new tools as compact rows, and asks before approving all, naming the ones that read the environment", async () => {
-    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
-    await review.waitFor();
-    const rows = review.getByTestId("pin-change");
-    const waiting = await rows.count();
+  it("reviews many new tools in one compact table whose rows open, and asks before approving all, naming the ones that read the environment", async () => {
+    const region = page.getByRole("region", { name: "Tools" });
+    await region.getByTestId("tools-waiting").waitFor();
+    const rows = region.getByTestId("tool-row");
+    const waiting = await region.locator('[data-testid="tool-row"]:not([data-pin="approved"])').count();
     expect(waiting).toBeGreaterThan(10);
-    // One line per tool until opened: the whole review fits in about a screen.
-    const box = await review.boundingBox();
-    expect(box?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(120 + waiting * 60);
-    const getEnv = review.locator('[data-testid="pin-change"][data-tool="get-env"]');
-    expect(await getEnv.locator("pre").isVisible()).toBe(false);
-    await getEnv.locator("summary code").click();
-    await expect.poll(() => getEnv.locator("pre").isVisible()).toBe(true);
+    expect(await rows.count()).toBe(waiting);
+    // One table of the tools, a line each until opened: no card per tool above a table of the same tools.
+    expect(await region.locator("table").count()).toBe(1);
+    expect(await page.getByText(/tools? waits? for your review/).count()).toBe(1);
+    const box = await region.boundingBox();
+    expect(box?.height ?? Number.POSITIVE_INFINITY).toBeLessThan(300 + waiting * 50);
+    const details = region.locator('[data-testid="tool-details"][data-tool="get-env"]');
+    expect(await details.isVisible()).toBe(false);
+    const toggle = region
+      .locator('[data-testid="tool-row"][data-tool="get-env"]')
+      .getByRole("button", { name: "get-env details" });
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    await toggle.click();
+    await expect.poll(() => details.locator("pre").isVisible()).toBe(true);
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(await details.textContent()).toContain("Agents see it as everything_get-env");
+    await toggle.click();
+    await expect.poll(() => details.isVisible()).toBe(false);
 
-    await review.getByRole("button", { name: `Approve all ${waiting}` }).click();
-    const confirm = review.getByTestId("approve-all");
+    await region.getByRole("button", { name: `Approve all ${waiting}` }).click();
+    const confirm = region.getByTestId("approve-all");
     await confirm.waitFor();
     const listed = await confirm.getByTestId("sensitive-tools").locator("code").allTextContents();
     expect(listed).toContain("get-env");
@@ -284,42 +299,56 @@ describe("servers in the console", () => {
 
   it("lists a server's tools after Test, approves them, and sets enable and plan-safe actions per tool", async () => {
     await pasteAndOpen({ tracker: { url: stateless.url } }, "tracker");
-    await page.getByRole("region", { name: "Tools" }).getByText("press Test").waitFor();
+    const table = page.getByRole("region", { name: "Tools" });
+    await table.getByText("press Test").waitFor();
     await testConnection();
 
     // Every tool is new: withheld until approved.
-    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
-    await review.waitFor();
-    expect(await review.getByTestId("pin-change").count()).toBe((await tools("tracker")).length);
-    await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
-    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
-    await review.waitFor({ state: "detached" });
+    const waiting = table.getByTestId("tools-waiting");
+    await waiting.waitFor();
+    expect(await table.locator('[data-testid="tool-row"][data-pin="new"]').count()).toBe(
+      (await tools("tracker")).length,
+    );
+    await table.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await table.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
+    await waiting.waitFor({ state: "detached" });
     expect((await tools("tracker")).every((tool) => tool.pin === "approved")).toBe(true);
 
-    // Plan mode: exact actions for a tool with an action enum, the whole tool for one without.
-    const table = page.getByRole("region", { name: "Tools" });
-    const issuesRow = table.locator('[data-testid="tool-row"][data-tool="issues"]');
-    await issuesRow.getByRole("checkbox", { name: "list" }).check();
+    // Plan mode, in the opened row: exact actions for a tool with an action enum, the whole tool for one without.
+    const row = (tool: string) => table.locator(`[data-testid="tool-row"][data-tool="${tool}"]`);
+    const opened = (tool: string) => table.locator(`[data-testid="tool-details"][data-tool="${tool}"]`);
+    const open = async (tool: string) => {
+      await row(tool)
+        .getByRole("button", { name: `${tool} details` })
+        .click();
+      await opened(tool).waitFor();
+    };
+    await open("issues");
+    await opened("issues").getByRole("checkbox", { name: "list" }).check();
     await expect
       .poll(async () => (await tools("tracker")).find((t) => t.name === "issues")?.planSafeActions)
       .toEqual(["list"]);
-    await issuesRow.getByRole("checkbox", { name: "get" }).check();
+    await opened("issues").getByRole("checkbox", { name: "get" }).check();
     await expect
       .poll(async () => (await tools("tracker")).find((t) => t.name === "issues")?.planSafeActions)
       .toEqual(["list", "get"]);
-    const echoRow = table.locator('[data-testid="tool-row"][data-tool="echo"]');
-    await echoRow.getByRole("checkbox", { name: "Whole tool echo in plan mode" }).check();
+    await expect.poll(() => row("issues").getByTestId("plan-summary").textContent()).toBe("list, get");
+    await open("echo");
+    await opened("echo").getByRole("checkbox", { name: "Whole tool echo in plan mode" }).check();
     await expect
       .poll(async () => (await tools("tracker")).find((t) => t.name === "echo")?.planSafeActions)
       .toEqual(["*"]);
-    await echoRow.getByRole("checkbox", { name: "Enable echo" }).uncheck();
+    await row("echo").getByRole("checkbox", { name: "Enable echo" }).uncheck();
     await expect.poll(async () => (await tools("tracker")).find((t) => t.name === "echo")?.enabled).toBe(false);
     // What the page shows after a reload is what was stored.
     await page.reload();
-    await issuesRow.waitFor();
-    expect(await issuesRow.getByRole("checkbox", { name: "get" }).isChecked()).toBe(true);
-    expect(await issuesRow.getByRole("checkbox", { name: "create" }).isChecked()).toBe(false);
-    expect(await echoRow.getByRole("checkbox", { name: "Enable echo" }).isChecked()).toBe(false);
+    await row("issues").waitFor();
+    expect(await row("issues").getByTestId("plan-summary").textContent()).toBe("list, get");
+    expect(await row("echo").getByTestId("plan-summary").textContent()).toBe("whole tool");
+    await open("issues");
+    expect(await opened("issues").getByRole("checkbox", { name: "get" }).isChecked()).toBe(true);
+    expect(await opened("issues").getByRole("checkbox", { name: "create" }).isChecked()).toBe(false);
+    expect(await row("echo").getByRole("checkbox", { name: "Enable echo" }).isChecked()).toBe(false);
 
     // The page's single-server URL, with a token, serves this server's approved tools by their own names.
     const single = await page.getByTestId("server-mcp-url").inputValue();
@@ -362,18 +391,21 @@ describe("servers in the console", () => {
     misbehaving.setShiftyVersion(1);
     await pasteAndOpen({ moody: { url: misbehaving.url } }, "moody");
     await testConnection();
-    const review = page.getByRole("region", { name: /tools? waits? for your review/ });
-    await review.getByRole("button", { name: /^Approve all \d+$/ }).click();
-    await review.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
+    const region = page.getByRole("region", { name: "Tools" });
+    const review = region.getByTestId("tools-waiting");
+    await region.getByRole("button", { name: /^Approve all \d+$/ }).click();
+    await region.getByRole("button", { name: /^Yes, approve all \d+$/ }).click();
     await review.waitFor({ state: "detached" });
 
     // The upstream changes shifty's description; Test fetches the list again and the change is withheld.
     misbehaving.setShiftyVersion(2);
     await testConnection();
     await review.waitFor();
-    const change = review.getByTestId("pin-change");
-    expect(await change.count()).toBe(1);
-    expect(await change.getAttribute("data-tool")).toBe("shifty");
+    expect(await region.locator('[data-testid="tool-row"]:not([data-pin="approved"])').count()).toBe(1);
+    const row = region.locator('[data-testid="tool-row"][data-tool="shifty"]');
+    expect(await row.getAttribute("data-pin")).toBe("changed");
+    // A changed tool's row opens by itself on what changed.
+    const change = region.locator('[data-testid="tool-details"][data-tool="shifty"]');
     await change.getByText("changed since you approved it").waitFor();
     const diff = change.getByRole("list", { name: "shifty: description, approved and now" });
     expect(await diff.locator(".diff-removed").textContent()).toContain(shiftyDescription(1));
@@ -381,9 +413,8 @@ describe("servers in the console", () => {
     await change.getByText("Unchanged.").waitFor();
     expect((await tools("moody")).find((tool) => tool.name === "shifty")?.pin).toBe("changed");
 
-    const row = page.getByRole("region", { name: "Tools" }).locator('[data-testid="tool-row"][data-tool="shifty"]');
-    expect(await row.getByText("changed: review").count()).toBe(1);
-    await change.getByRole("button", { name: "Approve shifty" }).click();
+    expect(await row.locator(".chip").textContent()).toBe("changed");
+    await row.getByRole("button", { name: "Approve shifty" }).click();
     await review.waitFor({ state: "detached" });
     const shifty = (await tools("moody")).find((tool) => tool.name === "shifty");
     expect(shifty).toMatchObject({ pin: "approved", description: shiftyDescription(2) });

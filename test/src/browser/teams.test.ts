@@ -99,6 +99,13 @@ describe("teams in the console", () => {
 
   it("lets the second user open the link, sign up, accept, and see the team's skill over MCP", async () => {
     await bob.goto(inviteUrl);
+    // Before sign-in the page says which team and which address the invite is for, and nothing more.
+    await bob.getByRole("heading", { name: "Join Acme Platform", level: 1 }).waitFor();
+    expect(await bob.getByTestId("invite-email").textContent()).toBe("bob@teams.example.com");
+    const card = (await bob.locator(".auth-card").textContent()) ?? "";
+    expect(card).not.toContain("ada@teams.example.com");
+    expect(card).not.toContain(TEAM);
+    expect(await bob.getByRole("button", { name: "Accept and join" }).count()).toBe(0);
     await bob.getByRole("link", { name: "Create an account" }).click();
     await bob.waitForURL(/\/signup\//);
     await bob.getByLabel("Name").fill("Bob Builder");
@@ -137,6 +144,24 @@ describe("teams in the console", () => {
       expect(textOf(got)).toContain("The team's release checklist.");
     } finally {
       await client.close();
+    }
+  });
+
+  it("tells a signed-out visitor of a used link only that it cannot be used", async () => {
+    const visitor = await (await browser.newContext()).newPage();
+    try {
+      await visitor.goto(inviteUrl);
+      const alert = visitor.getByRole("alert").filter({ hasText: "This invite link cannot be used" });
+      await alert.waitFor();
+      const card = (await visitor.locator(".auth-card").textContent()) ?? "";
+      for (const secret of ["Acme Platform", TEAM, "bob@teams.example.com", "ada@teams.example.com"])
+        expect(card).not.toContain(secret);
+      // A link that was never issued reads the same.
+      await visitor.goto("about:blank");
+      await visitor.goto(`${server.url}/invite/#token=loi_${"x".repeat(43)}`);
+      await alert.waitFor();
+    } finally {
+      await visitor.context().close();
     }
   });
 

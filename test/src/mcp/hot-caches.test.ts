@@ -162,7 +162,7 @@ describe("a warm call (its session and tool memoised, see api/src/services/mcp/s
     expect(off.isError).toBe(true);
     // It says what happened and where to undo it, not a scope problem.
     expect(off.text).toBe(
-      "Tool hot_echo is not active for this session: it is switched off (switch it on under hot's tools in the Loadout console).",
+      "Tool hot_echo is not active for this session: it was switched off on server hot's page in the Loadout console (Tools, Enabled).",
     );
     await exec(sql`update mcp_server_tools set enabled = true where name = 'echo'`);
     await settle();

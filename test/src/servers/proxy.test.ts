@@ -362,7 +362,17 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     const client = await connect();
     const echoed = await client.callTool({ name: "everything_echo", arguments: { message: "through loadout" } });
     expect(textOf(echoed)).toMatch(/through loadout/);
+    // The upstream's argument error names the tool as this client called it, not by server-everything's own name.
+    const wrong = textOf(await client.callTool({ name: "everything_echo", arguments: { text: 42 } }));
+    expect(wrong).toContain("Invalid arguments for tool everything_echo");
+    expect(wrong).not.toMatch(/tool echo\b/);
     await client.close();
+    // Its own URL serves it under its own name, and the error says that name.
+    const single = await connect({ path: "/mcp/s/me/everything" });
+    expect(textOf(await single.callTool({ name: "echo", arguments: { text: 42 } }))).toContain(
+      "Invalid arguments for tool echo",
+    );
+    await single.close();
   });
 
   it("answers server-everything's mid-call elicitation as the SDK client does, and the session goes on", async () => {
@@ -483,6 +493,8 @@ describe("checks at dispatch", () => {
     await patchServer("tracker", { scope: { mode: "projects", projects: ["/work/other"] } });
     const refused = await client.callTool({ name: "tracker_echo", arguments: { text: "x" } });
     expect(textOf(refused)).toMatch(/not active for this session/);
+    // It says why, and where to change it.
+    expect(textOf(refused)).toContain("server tracker is active only on chosen projects, and this session names none");
     const inProject = await connect({ project: "/work/other/sub" });
     expect(textOf(await inProject.callTool({ name: "tracker_echo", arguments: { text: "y" } }))).toBe("y");
     await patchServer("tracker", { scope: { mode: "global", projects: [] } });
@@ -498,9 +510,10 @@ describe("checks at dispatch", () => {
     expect(off.body.enabled).toBe(false);
     const client = await connect();
     expect(await names(client)).not.toContain("tracker_echo");
-    expect(textOf(await client.callTool({ name: "tracker_echo", arguments: { text: "x" } }))).toMatch(
-      /not active for this session/,
-    );
+    const refused = textOf(await client.callTool({ name: "tracker_echo", arguments: { text: "x" } }));
+    // Switched off, not a scope problem: the answer says so, and where it was switched off.
+    expect(refused).toMatch(/not active for this session/);
+    expect(refused).toContain("it was switched off on server tracker's page in the Loadout console (Tools, Enabled)");
     await account.rest("/v1/workspaces/me/servers/tracker/tools/echo", { method: "PATCH", body: { enabled: true } });
     await client.close();
   });
@@ -530,6 +543,18 @@ describe("checks at dispatch", () => {
 });
 
 describe("plan mode", () => {
+  it("tells the client in its handshake that the session is in plan mode and what that allows, on both eras", async () => {
+    for (const era of ["modern", "legacy"] as const) {
+      const planned = await connect({ mode: "plan", era });
+      expect(planned.getInstructions(), era).toMatch(/^## Plan mode \(Loadout\)\nThis session is in plan mode/);
+      expect(planned.getInstructions(), era).toContain("skill_edit is not offered");
+      await planned.close();
+      const agent = await connect({ era });
+      expect(agent.getInstructions() ?? "", era).not.toContain("plan mode");
+      await agent.close();
+    }
+  });
+
   it("refuses plan-safe actions the tool does not have", async () => {
     const bad = await account.rest("/v1/workspaces/me/servers/tracker/tools/issues", {
       method: "PATCH",

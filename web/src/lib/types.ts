@@ -22,6 +22,8 @@ export type Me = {
   workspaces: Workspace[];
   principal: { kind: "session" | "token" | "oauth"; scopes: string[] };
   csrfToken: string | null;
+  /** Whether upstream MCP servers may be on this machine (LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1). */
+  instance: { loopbackUpstreams: boolean };
 };
 
 export type AuthResult = {

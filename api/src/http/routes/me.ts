@@ -22,6 +22,14 @@ const MeSchema = z
       .string()
       .nullable()
       .openapi({ description: "For console sessions: the value to send as x-csrf-token." }),
+    instance: z
+      .object({
+        loopbackUpstreams: z.boolean().openapi({
+          description:
+            "Whether remote MCP servers may live on this machine (http on loopback): LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1. Otherwise upstream URLs must be public https.",
+        }),
+      })
+      .openapi({ description: "How this Loadout is run, where it changes what the console accepts." }),
   })
   .openapi("Me");
 
@@ -52,6 +60,7 @@ export function registerMe(app: OpenAPIHono<AppEnv>) {
           workspace: p.workspaceId ? (workspaces.find((w) => w.id === p.workspaceId)?.slug ?? null) : null,
         },
         csrfToken: p.kind === "session" ? csrfTokenFor(c.get("csrfKey"), p.sessionId) : null,
+        instance: { loopbackUpstreams: c.get("deps").allowLoopbackUpstreams ?? false },
       },
       200,
     );

@@ -48,6 +48,88 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A signed-out visitor's look at an invite link: no cookie, an address of its own for the rate limit. */
+function lookUp(token: string, address = "10.9.0.1") {
+  return t.app.request("/v1/invites/lookup", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-test-address": address },
+    body: JSON.stringify({ token }),
+  });
+}
+
+describe("an invite link before sign-in", () => {
+  it("tells only the team's name and the invited address, without a session", async () => {
+    const created = await invite(ada, "acme", "Dee@Example.com", "admin");
+    const body = await json(await lookUp(created.secret), 200);
+    expect(body).toEqual({ team: { name: "Acme" }, email: "dee@example.com" });
+    // A look settles nothing: the link still works for its address.
+    const list = await json(await ada.request("/v1/workspaces/acme/invites"), 200);
+    expect(list.invites.find((i: { id: string }) => i.id === created.invite.id)?.status).toBe("pending");
+    await json(await ada.request(`/v1/workspaces/acme/invites/${created.invite.id}`, { method: "DELETE" }), 204);
+  });
+
+  it("answers an unknown, malformed, expired, revoked, used or declined link the same way", async () => {
+    const expiring = await invite(ada, "acme", "eve@example.com", "member", 1);
+    const revoked = await invite(ada, "acme", "fay@example.com");
+    await json(await ada.request(`/v1/workspaces/acme/invites/${revoked.invite.id}`, { method: "DELETE" }), 204);
+    const declined = await invite(ada, "acme", "cy@example.com");
+    await json(await cy.request("/v1/invites/decline", { method: "POST", body: { token: declined.secret } }), 204);
+    const used = await invite(ada, "acme", "cy@example.com");
+    await json(await cy.request("/v1/invites/accept", { method: "POST", body: { token: used.secret } }), 200);
+    await json(await ada.request(`/v1/workspaces/acme/members/${ids.cy}`, { method: "DELETE" }), 204);
+    now = new Date(now.getTime() + 2 * 86_400_000);
+
+    const tokens = {
+      unknown: `loi_${"x".repeat(43)}`,
+      malformed: "not-an-invite",
+      expired: expiring.secret,
+      revoked: revoked.secret,
+      declined: declined.secret,
+      used: used.secret,
+    };
+    const answers = new Set<string>();
+    for (const [why, token] of Object.entries(tokens)) {
+      const res = await lookUp(token, `10.9.1.${answers.size}`);
+      const body = await json(res, 404);
+      expect(body.error.code, why).toBe("not_found");
+      expect(body.error.message, why).not.toMatch(/acme|eve@|fay@|cy@/i);
+      const { requestId: _, ...rest } = body.error;
+      answers.add(JSON.stringify(rest));
+    }
+    expect([...answers]).toHaveLength(1);
+    expect(JSON.parse([...answers][0] ?? "{}").message).toContain("ask the team for a new invite");
+  });
+
+  it("refuses a malformed body saying what is wrong, and a request from another site", async () => {
+    const empty = await json(
+      await t.app.request("/v1/invites/lookup", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({}),
+      }),
+      400,
+    );
+    expect(empty.error.details).toEqual([{ path: "token", message: expect.stringContaining("#token=") }]);
+    const foreign = await t.app.request("http://localhost/v1/invites/lookup", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://evil.example" },
+      body: JSON.stringify({ token: "loi_x" }),
+    });
+    expect(foreign.status).toBe(403);
+  });
+
+  it("stops an address after 30 looks in 15 minutes, with Retry-After", async () => {
+    for (let i = 0; i < 30; i++)
+      expect((await lookUp(`loi_${String(i).padStart(43, "0")}`, "10.9.2.1")).status).toBe(404);
+    const blocked = await lookUp(`loi_${"y".repeat(43)}`, "10.9.2.1");
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await blocked.json()).error.code).toBe("rate_limited");
+    // Another address is not held back.
+    expect((await lookUp(`loi_${"y".repeat(43)}`, "10.9.2.2")).status).toBe(404);
+  });
+});
+
 describe("invites", () => {
   it("are single-use links holding only a hash, that the invited address accepts", async () => {
     const created = await invite(ada, "acme", "Bob@Example.com", "admin");

@@ -5,6 +5,7 @@ import {
   ChangeRoleInput,
   CreatedInvite,
   CreateInviteInput,
+  InviteIntroduction,
   InviteList,
   InviteParams,
   InvitePreview,
@@ -18,10 +19,11 @@ import type { ServerDeps } from "../../services/servers/upstreams";
 import { acceptInvite, declineInvite, previewInvite } from "../../services/teams/answer-invite";
 import { deleteTeam } from "../../services/teams/delete-team";
 import { createInvite, listInvites, revokeInvite } from "../../services/teams/invites";
+import { lookUpInvite } from "../../services/teams/look-up-invite";
 import { changeRole, listMembers } from "../../services/teams/members";
 import { leaveTeam, removeMember } from "../../services/teams/remove-member";
 import { transferOwnership } from "../../services/teams/transfer";
-import { actionContext } from "../action-context";
+import { actionContext, anonymousContext } from "../action-context";
 import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
 import type { AppEnv } from "../env";
 import { requestOrigin } from "../origin";
@@ -167,6 +169,23 @@ const previewRoute = defineRoute(
   },
 );
 
+const lookupRoute = defineRoute(
+  { public: true },
+  {
+    method: "post",
+    path: "/v1/invites/lookup",
+    tags,
+    summary:
+      "Before sign-in: which team an invite link is for and the address it was sent to (nothing else, and only while the link can be used)",
+    request: jsonRequest(InviteTokenInput),
+    responses: {
+      200: jsonContent(InviteIntroduction, "The team's name and the invited address."),
+      404: errorResponse("The link is unknown, has expired, or was used, declined or revoked (one answer for all)."),
+      429: errorResponse("Too many links looked up from this address; `Retry-After` says when to try again."),
+    },
+  },
+);
+
 const acceptRoute = defineRoute(
   { scope: "admin" },
   {
@@ -237,6 +256,16 @@ export function registerTeams(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) 
   });
   app.openapi(previewRoute, async (c) =>
     c.json(await previewInvite({ ctx: actionContext(c), token: c.req.valid("json").token }), 200),
+  );
+  app.openapi(lookupRoute, async (c) =>
+    c.json(
+      await lookUpInvite({
+        ctx: anonymousContext(c),
+        token: c.req.valid("json").token,
+        address: c.get("deps").clientAddress?.(c) ?? null,
+      }),
+      200,
+    ),
   );
   app.openapi(acceptRoute, async (c) =>
     c.json({ workspace: await acceptInvite({ ctx: actionContext(c), token: c.req.valid("json").token }) }, 200),

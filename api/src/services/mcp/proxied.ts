@@ -4,6 +4,7 @@ import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } fro
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { inactiveBecause, isRowActive } from "../../domain/activation";
+import { nameAsCalled } from "../../domain/servers/called-name";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import { textProblem } from "../../domain/text";
 import { AppError } from "../../errors";
@@ -82,7 +83,7 @@ export function withheldBecause(server: ServerRow, tool: ServerToolRow, session:
   const serverInactive = inactiveBecause(server, session.project);
   if (serverInactive) return `not active for this session: its server ${server.slug} ${serverInactive}`;
   if (!tool.enabled)
-    return `not active for this session: it is switched off (switch it on under ${server.slug}'s tools in the Loadout console)`;
+    return `not active for this session: it was switched off on server ${server.slug}'s page in the Loadout console (Tools, Enabled)`;
   if (tool.approvedHash === null) return "not approved yet: review it in the Loadout console";
   if (tool.approvedHash !== tool.hash)
     return "its definition changed since it was approved: review the change in the Loadout console";
@@ -426,8 +427,16 @@ export async function callProxiedTool(
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  return dispatchRefusal(found, name, session, args) ?? forward(db, session, deps, found, args, options);
+  return dispatchRefusal(found, name, session, args) ?? forward(db, session, deps, found, name, args, options);
 }
+
+/** An upstream's answer as the client gets it: within bounds, its errors naming the tool as called. */
+const answerOf = (result: CallToolResult, tool: ServerToolRow, name: string): CallToolResult =>
+  nameAsCalled(
+    boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
+    tool.name,
+    name,
+  );
 
 /** Why dispatch refuses this call now (see callProxiedTool), as the agent reads it; null to send it. */
 function dispatchRefusal(
@@ -471,17 +480,14 @@ export function callPrepared(
     options.clientCapabilities ||
     options.inputRequired;
   if (!direct?.current || found.server.status === "failed" || streams)
-    return forward(db, session, deps, found, args, options);
+    return forward(db, session, deps, found, name, args, options);
   return direct
     .call(args, {
       planSafeActions: session.mode === "agent" ? null : found.tool.planSafeActions,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
     })
-    .then(
-      (result) => boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
-      relayed(found.server, found.tool.name, options),
-    );
+    .then((result) => answerOf(result, found.tool, name), relayed(found.server, found.tool.name, options));
 }
 
 /**
@@ -515,6 +521,7 @@ export async function forward(
   session: Pick<McpSession, "mode">,
   deps: ServerDeps,
   { server, tool }: { server: ServerRow; tool: ServerToolRow },
+  name: string,
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
@@ -532,7 +539,7 @@ export async function forward(
       ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
       inputRequired: options.inputRequired ?? null,
     });
-    return boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult;
+    return answerOf(result, tool, name);
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = safeMessage(error, target);
@@ -567,7 +574,8 @@ export function findSingleServer(
  * rest of a server stays closed.
  */
 export function relayRefusal(server: ServerRow, session: Pick<McpSession, "project" | "mode">): string | null {
-  if (!active(server, session.project)) return `${server.slug} is not active for this session`;
+  const inactive = inactiveBecause(server, session.project);
+  if (inactive) return `${server.slug} is not active for this session: it ${inactive}`;
   if (session.mode !== "agent")
     return `${server.slug}'s resources and prompts are not offered in ${session.mode} mode; only tools marked plan-safe are`;
   return null;

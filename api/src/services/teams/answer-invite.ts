@@ -14,7 +14,8 @@ const unknownInvite = () =>
     "This invite link is not known: copy the whole link again, or ask the team for a new invite.",
   );
 
-async function findInvite(ctx: ActionContext, token: string) {
+/** The invite a link's secret names, with its team and who sent it; not found when no invite has it. */
+export async function findInvite(ctx: Pick<ActionContext, "db">, token: string) {
   if (!looksLikeInviteSecret(token)) throw unknownInvite();
   const [found] = await ctx.db
     .select({

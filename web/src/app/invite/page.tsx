@@ -8,7 +8,7 @@ import { ErrorBanner } from "@/components/error-banner";
 import { Loading } from "@/components/loading";
 import { api, isUnauthenticated } from "@/lib/api";
 import { setupTokenFromHash } from "@/lib/navigation";
-import { type AcceptedInvite, type InvitePreview, ROLE_LABELS } from "@/lib/teams/types";
+import { type AcceptedInvite, type InviteIntroduction, type InvitePreview, ROLE_LABELS } from "@/lib/teams/types";
 import { storeWorkspace } from "@/lib/workspace";
 
 // The link's secret sits in the fragment (never sent to a server); it is kept for this tab while
@@ -40,7 +40,8 @@ function forget() {
 type State =
   | { kind: "loading" }
   | { kind: "missing" }
-  | { kind: "signed-out" }
+  | { kind: "signed-out"; introduction: InviteIntroduction }
+  | { kind: "signed-out-unusable"; error: unknown }
   | { kind: "failed"; error: unknown }
   | { kind: "ready"; preview: InvitePreview }
   | { kind: "declined"; preview: InvitePreview };
@@ -56,7 +57,21 @@ export default function InvitePage() {
     try {
       setState({ kind: "ready", preview: await api.post<InvitePreview>("/v1/invites/preview", { token: secret }) });
     } catch (caught) {
-      setState(isUnauthenticated(caught) ? { kind: "signed-out" } : { kind: "failed", error: caught });
+      if (!isUnauthenticated(caught)) {
+        setState({ kind: "failed", error: caught });
+        return;
+      }
+      // Before sign-in the link tells only which team and which address it is for.
+      try {
+        const introduction = await api.post<InviteIntroduction>(
+          "/v1/invites/lookup",
+          { token: secret },
+          { csrf: false },
+        );
+        setState({ kind: "signed-out", introduction });
+      } catch (unusable) {
+        setState({ kind: "signed-out-unusable", error: unusable });
+      }
     }
   }, []);
 
@@ -103,9 +118,28 @@ export default function InvitePage() {
         </p>
       </AuthCard>
     );
+  if (state.kind === "signed-out-unusable")
+    return (
+      <AuthCard title="Team invite">
+        <div className="stack">
+          <ErrorBanner error={state.error} />
+          <Link className="button button-block" href="/signin/">
+            Sign in
+          </Link>
+        </div>
+      </AuthCard>
+    );
   if (state.kind === "signed-out")
     return (
-      <AuthCard title="Team invite" subtitle="Sign in, or create an account with the address the invite was sent to.">
+      <AuthCard
+        title={`Join ${state.introduction.team.name}`}
+        subtitle={
+          <>
+            This invite is for <strong data-testid="invite-email">{state.introduction.email}</strong>. Sign in with that
+            address, or create an account with it, to see the invite and answer it.
+          </>
+        }
+      >
         <div className="stack">
           <Link className="button button-primary button-block" href="/signin/?next=%2Finvite%2F">
             Sign in

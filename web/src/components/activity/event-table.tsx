@@ -93,24 +93,28 @@ export function EventTable({ events }: { events: ActivityEvent[] }) {
     >
       {events.map((event) => (
         <tr key={event.id} data-testid="activity-row">
-          <td className="nowrap">{formatDateTime(event.at)}</td>
-          <td>
+          <td className="nowrap" data-label="When">
+            {formatDateTime(event.at)}
+          </td>
+          <td data-label="Who">
             {event.actor?.email ?? "—"}
             {event.token && <span className="muted"> via {event.token.name}</span>}
           </td>
-          <td>
+          <td data-label="What" className="event-what">
             <code>{event.call ? event.call.method : event.action}</code>
           </td>
-          <td>
+          <td data-label="Item">
             <What event={event} />
           </td>
-          <td>{event.call?.client ?? ""}</td>
-          <td>
+          <td data-label="Client">{event.call?.client}</td>
+          <td data-label="Outcome">
             {event.call && (
               <span className={outcomeClass(event.call.outcome)}>{OUTCOME_LABELS[event.call.outcome]}</span>
             )}
           </td>
-          <td className="numeric">{event.call ? event.call.ms.toFixed(1) : ""}</td>
+          <td className="numeric" data-label="ms">
+            {event.call?.ms.toFixed(1)}
+          </td>
         </tr>
       ))}
     </DataTable>

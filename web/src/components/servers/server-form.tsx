@@ -27,7 +27,7 @@ type ServerFormProps = {
 export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
   const ws = useWorkspace();
   const id = useId();
-  const { handleAuthError } = useSession();
+  const { me, handleAuthError } = useSession();
   const [draft, setDraft] = useState<EditDraft>(() => draftOf(server));
   const [attempted, setAttempted] = useState(false);
   const [saving, setSaving] = useState(false);
@@ -107,7 +107,9 @@ export function ServerForm({ server, onSaved, onConflict }: ServerFormProps) {
         hint={
           server.urlMasked
             ? "It holds a secret, shown as ••••. Leave it as it is to keep it; to change the URL, paste it whole. Changing it drops the connection and the cached tool list."
-            : "A public https URL (http on this machine only when Loadout runs with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1). Changing it drops the connection and the cached tool list."
+            : me.instance.loopbackUpstreams
+              ? "An https URL, or http on this machine: this Loadout runs with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1. Changing it drops the connection and the cached tool list."
+              : "A public https URL only; for a server on this machine, start Loadout with LOADOUT_ALLOW_LOOPBACK_UPSTREAMS=1. Changing it drops the connection and the cached tool list."
         }
         error={errors.url}
       />

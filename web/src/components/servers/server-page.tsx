@@ -4,7 +4,6 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ErrorBanner } from "@/components/error-banner";
-import { Loading } from "@/components/loading";
 import { useSession } from "@/components/session-provider";
 import { InlineConfirm } from "@/components/skills/inline-confirm";
 import { StaleNotice } from "@/components/stale-notice";
@@ -15,12 +14,11 @@ import { SERVERS_HREF } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 import { HeaderSecrets } from "./header-secrets";
-import { PinReview } from "./pin-review";
 import { ServerForm } from "./server-form";
 import { ServerState } from "./server-state";
+import { ServerTools } from "./server-tools";
 import { ServerUrl } from "./server-url";
 import { TestConnection } from "./test-connection";
-import { ToolTable } from "./tool-table";
 import { useTools } from "./use-tools";
 
 export function ServerPage({ initial }: { initial: Server }) {
@@ -60,7 +58,6 @@ export function ServerPage({ initial }: { initial: Server }) {
     }
   };
 
-  const toolList = tools.load.kind === "ready" ? tools.load.list : null;
   const headingId = "server-heading";
 
   return (
@@ -110,62 +107,7 @@ export function ServerPage({ initial }: { initial: Server }) {
         <ServerState server={server} labelledBy="state-heading" onChange={setServer} />
       </section>
 
-      <PinReview
-        tools={toolList?.tools ?? []}
-        busy={tools.approving}
-        onApprove={(names) => void tools.approve(names)}
-      />
-      <ErrorBanner error={tools.approveError} />
-
-      <section className="card" aria-labelledby="tools-heading">
-        <h2 id="tools-heading" className="card-title">
-          Tools
-        </h2>
-        {toolList?.refused && toolList.refused.length > 0 && (
-          <div className="banner banner-warning" role="note">
-            <p className="banner-message">Some tools cannot be offered:</p>
-            <ul className="banner-details">
-              {toolList.refused.map((item) => (
-                <li key={item.name}>
-                  <code>{item.name}</code>: {item.reason}
-                </li>
-              ))}
-            </ul>
-          </div>
-        )}
-        {tools.load.kind === "loading" ? (
-          <Loading label="Loading tools…" />
-        ) : tools.load.kind === "failed" ? (
-          <div className="stack">
-            <ErrorBanner error={tools.load.error} />
-            <button type="button" className="button" onClick={() => void tools.reload()}>
-              Try again
-            </button>
-          </div>
-        ) : tools.load.list.tools.length === 0 ? (
-          <p className="muted">
-            {tools.load.list.fetchedAt
-              ? "The server lists no tools."
-              : "No tools listed yet: press Test to connect and list them."}
-          </p>
-        ) : (
-          <>
-            <p className="field-hint">
-              {tools.load.list.fetchedAt
-                ? `Listed ${formatDateTime(tools.load.list.fetchedAt)}.`
-                : "Not listed again since the server changed: press Test to refresh."}{" "}
-              In plan and goal modes agents see only the tools (and actions) you tick under Plan mode; the server&apos;s
-              read-only hint is a suggestion.
-            </p>
-            {tools.load.list.truncated && (
-              <p className="banner banner-warning" role="note">
-                The server offers more tools than Loadout serves from one server; only the first ones are listed.
-              </p>
-            )}
-            <ToolTable tools={tools.load.list.tools} onEdit={tools.edit} />
-          </>
-        )}
-      </section>
+      <ServerTools tools={tools} />
 
       <section className="card" aria-labelledby="settings-heading">
         <h2 id="settings-heading" className="card-title">

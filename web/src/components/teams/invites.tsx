@@ -8,7 +8,7 @@ import { TextField } from "@/components/text-field";
 import { api } from "@/lib/api";
 import { splitErrorDetails } from "@/lib/form-errors";
 import { formatDate } from "@/lib/format";
-import { type CreatedInvite, type Invite, ROLE_LABELS } from "@/lib/teams/types";
+import { type CreatedInvite, type Invite, ROLE_HINTS, ROLE_LABELS } from "@/lib/teams/types";
 import type { WorkspaceRole } from "@/lib/types";
 
 const FIELDS = ["email", "role", "expiresInDays"] as const;
@@ -74,12 +74,16 @@ export function InviteForm({
             id={`${id}-role`}
             className="input"
             value={inviteRole}
+            aria-describedby={`${id}-role-hint`}
             onChange={(event) => setInviteRole(event.target.value as WorkspaceRole)}
           >
-            <option value="member">Member: reads and writes the team's skills and servers</option>
-            <option value="admin">Admin: also manages members and invites</option>
-            {role === "owner" && <option value="owner">Owner: also transfers and deletes the team</option>}
+            <option value="member">{ROLE_LABELS.member}</option>
+            <option value="admin">{ROLE_LABELS.admin}</option>
+            {role === "owner" && <option value="owner">{ROLE_LABELS.owner}</option>}
           </select>
+          <p id={`${id}-role-hint`} className="field-hint" data-testid="invite-role-hint">
+            {ROLE_HINTS[inviteRole]}
+          </p>
         </div>
         <div className="field">
           <label htmlFor={`${id}-days`} className="field-label">

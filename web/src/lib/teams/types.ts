@@ -27,6 +27,9 @@ export type InvitePreview = {
   expiresAt: string;
 };
 
+/** What a signed-out visitor learns from an invite link: the team's name and the invited address. */
+export type InviteIntroduction = { team: { name: string }; email: string };
+
 export type AcceptedInvite = { workspace: Workspace };
 
 export type Outcome = "ok" | "error" | "tool_error" | "not_active" | "plan_refused" | "withheld";
@@ -68,5 +71,12 @@ export type Usage = {
 };
 
 export const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: "Owner", admin: "Admin", member: "Member" };
+
+/** What each role may do, said under the role select (in the option itself it was cut off). */
+export const ROLE_HINTS: Record<WorkspaceRole, string> = {
+  member: "Reads and writes the team's skills and servers.",
+  admin: "Also manages members and invites.",
+  owner: "Also transfers and deletes the team.",
+};
 
 export const manages = (role: WorkspaceRole | undefined) => role === "owner" || role === "admin";
