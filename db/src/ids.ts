@@ -21,6 +21,9 @@ export const ID_PREFIXES = {
   oauthAuthorization: "oaz",
   oauthToken: "otk",
   invite: "inv",
+  upstreamRegistration: "uor",
+  upstreamState: "uos",
+  upstreamConnection: "ucn",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
