@@ -23,5 +23,6 @@ export {
   UpstreamRpcError,
   type UpstreamTarget,
   type UpstreamTool,
+  UpstreamUnauthorized,
   UpstreamUnavailable,
 } from "./pool";
