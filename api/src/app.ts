@@ -14,6 +14,7 @@ import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
 import { registerOAuthConsent } from "./http/routes/oauth";
 import { registerProjects } from "./http/routes/projects";
+import { registerServerConnections } from "./http/routes/server-connections";
 import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
 import { registerTeams } from "./http/routes/teams";
@@ -22,6 +23,7 @@ import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
 import { type McpServe, registerMcp } from "./mcp/endpoint";
 import { registerOAuth } from "./oauth/routes";
+import { registerUpstreamOAuth } from "./oauth/upstream-routes";
 import { resealServerSecrets } from "./services/servers/reseal";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
@@ -78,11 +80,13 @@ export function createApp(deps: AppDeps) {
   registerProjects(app);
   const serverDeps = createServerDeps(deps);
   registerServers(app, serverDeps);
+  registerServerConnections(app, serverDeps);
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
   const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"));
   registerOAuth(app);
+  registerUpstreamOAuth(app, serverDeps);
   registerOAuthConsent(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

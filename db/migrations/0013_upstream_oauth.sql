@@ -8,6 +8,7 @@ CREATE TABLE "upstream_oauth_connections" (
 	"issuer" text NOT NULL,
 	"registration_id" text,
 	"client_id" text NOT NULL,
+	"resource" text NOT NULL,
 	"access_token" text NOT NULL,
 	"refresh_token" text,
 	"expires_at" timestamp with time zone,
@@ -27,7 +28,6 @@ CREATE TABLE "upstream_oauth_registrations" (
 	"kind" text NOT NULL,
 	"client_id" text NOT NULL,
 	"client_secret" text,
-	"metadata" jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
@@ -53,6 +53,7 @@ CREATE TABLE "upstream_oauth_states" (
 --> statement-breakpoint
 ALTER TABLE "mcp_servers" ADD COLUMN "oauth" text;--> statement-breakpoint
 ALTER TABLE "mcp_servers" ADD COLUMN "oauth_issuer" text;--> statement-breakpoint
+ALTER TABLE "mcp_servers" ADD COLUMN "oauth_metadata" jsonb;--> statement-breakpoint
 ALTER TABLE "mcp_servers" ADD COLUMN "oauth_scope" text;--> statement-breakpoint
 ALTER TABLE "mcp_servers" ADD COLUMN "oauth_client_id" text;--> statement-breakpoint
 ALTER TABLE "mcp_servers" ADD COLUMN "oauth_client_secret" text;--> statement-breakpoint

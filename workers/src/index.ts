@@ -6,7 +6,14 @@
 export type { CallToolResult } from "@modelcontextprotocol/client";
 export { Cancellation } from "./cancellation";
 export type { AnswerBody } from "./direct-answer";
-export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, UpstreamRefused } from "./guarded-fetch";
+export {
+  checkUpstreamUrl,
+  type FetchGuard,
+  guardedFetch,
+  guardedPost,
+  type RememberedChecks,
+  UpstreamRefused,
+} from "./guarded-fetch";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,
@@ -26,3 +33,21 @@ export {
   UpstreamUnauthorized,
   UpstreamUnavailable,
 } from "./pool";
+export {
+  type AuthorizationServerMetadata,
+  cappedFetch,
+  type DiscoveredAuth,
+  discoverUpstreamAuth,
+  exchangeAuthorization,
+  IssuerMismatchError,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+  probeChallenge,
+  readChallenge,
+  refreshAuthorization,
+  registerClient,
+  revokeUpstreamToken,
+  startAuthorization,
+  UpstreamAuthProblem,
+  validateAuthorizationResponseIssuer,
+} from "./upstream-oauth";

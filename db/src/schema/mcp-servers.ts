@@ -30,6 +30,8 @@ export const mcpServers = pgTable(
     oauth: text("oauth", { enum: ["per-user", "shared"] }),
     /** The authorization server discovery found (its issuer), kept to tell when it changes. */
     oauthIssuer: text("oauth_issuer"),
+    /** The authorization server's metadata as last discovered (its endpoints), for refresh and revocation. */
+    oauthMetadata: jsonb("oauth_metadata").$type<Record<string, unknown>>(),
     /** The scope the upstream asked for (its challenge, else its protected-resource metadata). */
     oauthScope: text("oauth_scope"),
     /** A client the user registered at the issuer themselves and pasted (the first registration choice). */

@@ -27,6 +27,8 @@ export const upstreamOAuthConnections = pgTable(
     issuer: text("issuer").notNull(),
     registrationId: text("registration_id"),
     clientId: text("client_id").notNull(),
+    /** The resource indicator (RFC 8707) the tokens were asked for, sent again on refresh. */
+    resource: text("resource").notNull(),
     accessToken: text("access_token").notNull(),
     refreshToken: text("refresh_token"),
     expiresAt: timestamp("expires_at", { withTimezone: true }),

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * Loadout's own client identity at an upstream's authorization server, kept per issuer (and the
@@ -14,8 +14,6 @@ export const upstreamOAuthRegistrations = pgTable(
     kind: text("kind", { enum: ["metadata-document", "dynamic"] }).notNull(),
     clientId: text("client_id").notNull(),
     clientSecret: text("client_secret"),
-    /** The authorization server's metadata as last discovered (its endpoints). */
-    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -4,9 +4,11 @@ import { applicationTypeFor, chooseRegistration, clientMetadataDocument, metadat
 describe("chooseRegistration", () => {
   const both = { client_id_metadata_document_supported: true, registration_endpoint: "https://as/register" };
   it("prefers pasted credentials, then the metadata document, then DCR", () => {
-    expect(chooseRegistration({ pastedClientId: "abc", metadata: both, metadataDocumentUrl: "https://l/doc" })).toEqual({
-      kind: "pasted",
-    });
+    expect(chooseRegistration({ pastedClientId: "abc", metadata: both, metadataDocumentUrl: "https://l/doc" })).toEqual(
+      {
+        kind: "pasted",
+      },
+    );
     expect(chooseRegistration({ pastedClientId: null, metadata: both, metadataDocumentUrl: "https://l/doc" })).toEqual({
       kind: "metadata-document",
       clientId: "https://l/doc",
@@ -25,7 +27,9 @@ describe("chooseRegistration", () => {
 
 describe("Loadout's client identity", () => {
   it("publishes an https document, or loopback http only where loopback upstreams are allowed", () => {
-    expect(metadataDocumentUrl("https://loadout.example", false)).toBe("https://loadout.example/oauth/client-metadata.json");
+    expect(metadataDocumentUrl("https://loadout.example", false)).toBe(
+      "https://loadout.example/oauth/client-metadata.json",
+    );
     expect(metadataDocumentUrl("http://127.0.0.1:8787", false)).toBeNull();
     expect(metadataDocumentUrl("http://127.0.0.1:8787", true)).toBe("http://127.0.0.1:8787/oauth/client-metadata.json");
     expect(metadataDocumentUrl("http://loadout.internal", true)).toBeNull();
