@@ -33,6 +33,7 @@ describe("Loadout's client identity", () => {
     expect(metadataDocumentUrl("http://127.0.0.1:8787", false)).toBeNull();
     expect(metadataDocumentUrl("http://127.0.0.1:8787", true)).toBe("http://127.0.0.1:8787/oauth/client-metadata.json");
     expect(metadataDocumentUrl("http://loadout.internal", true)).toBeNull();
+    expect(metadataDocumentUrl("http://localhost:8787", true)).toBeNull();
   });
   it("is a native app on a loopback callback, a web app otherwise", () => {
     expect(applicationTypeFor("http://127.0.0.1:8787/oauth/upstream/callback")).toBe("native");

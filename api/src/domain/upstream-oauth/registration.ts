@@ -28,6 +28,8 @@ export function chooseRegistration(input: {
 }
 
 const LOOPBACK = /^http:\/\/(127\.\d+\.\d+\.\d+|\[::1\]|localhost)(:\d+)?\//;
+/** A loopback address literal: a name (even `localhost`) may resolve elsewhere, so no document is published on one. */
+const LOOPBACK_ADDRESS = /^http:\/\/(127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?\//;
 
 /** `native` for a loopback callback (local use), `web` otherwise, as DCR clients MUST say (2026-07-28). */
 export function applicationTypeFor(redirectUri: string): "web" | "native" {
@@ -35,13 +37,14 @@ export function applicationTypeFor(redirectUri: string): "web" | "native" {
 }
 
 /**
- * Loadout's metadata document URL for this origin: https in production; plain http only on
- * loopback, and only where loopback upstreams are allowed (local use and tests). Null otherwise.
+ * Loadout's metadata document URL for this origin: https in production; plain http only on a
+ * loopback address, and only where loopback upstreams are allowed (local use and tests). Null
+ * otherwise (then Loadout registers dynamically).
  */
 export function metadataDocumentUrl(origin: string, allowLoopback: boolean): string | null {
   const url = `${origin}/oauth/client-metadata.json`;
   if (url.startsWith("https://")) return url;
-  return allowLoopback && LOOPBACK.test(url) ? url : null;
+  return allowLoopback && LOOPBACK_ADDRESS.test(url) ? url : null;
 }
 
 /** The document itself: the client_id is its own URL, and its one redirect URI the callback. */
