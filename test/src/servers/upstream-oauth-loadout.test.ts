@@ -152,9 +152,9 @@ describe.each([
     const retested = await account.rest("/v1/workspaces/me/servers/remote/test", { method: "POST" });
     expect(retested.body.error).toBeNull();
     expect(retested.body.tools.tools.map((t: { name: string }) => t.name)).toContain("skills");
-    expect((await account.rest("/v1/workspaces/me/servers/remote/tools/approve", { method: "POST", body: {} })).status).toBe(
-      200,
-    );
+    expect(
+      (await account.rest("/v1/workspaces/me/servers/remote/tools/approve", { method: "POST", body: {} })).status,
+    ).toBe(200);
     expect(await callRemoteSkills(origin, token)).toContain("upstream-skill");
 
     // The tokens are stored sealed: neither the access token nor the refresh token is in the clear.
