@@ -7,7 +7,7 @@
  *
  * Both client identities: the first instance on 127.0.0.1 publishes its client ID metadata
  * document (which the second fetches); reached as `localhost` it publishes none (a document is
- * only served on a loopback address), so it registers dynamically.
+ * only served on a loopback address literal), so it registers dynamically.
  */
 import { upstreamOAuthConnections, upstreamOAuthRegistrations } from "@loadout/db";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -56,11 +56,11 @@ async function consoleAt(origin: string, email: string): Promise<{ context: Brow
 }
 
 /** The browser leg on the second instance: its sign-in, then its consent page, then back to the first. */
-async function signInUpstream(page: Page) {
+async function signInUpstream(page: Page, upstreamOrigin: string) {
   const signIn = page.getByRole("button", { name: "Sign in" });
   const allow = page.getByRole("button", { name: "Allow" });
   await signIn.or(allow).waitFor();
-  expect(page.url().startsWith(second.url)).toBe(true);
+  expect(page.url().startsWith(upstreamOrigin)).toBe(true);
   if (await signIn.isVisible()) {
     await page.getByLabel("Email").fill(UPSTREAM_EMAIL);
     await page.getByLabel("Password").fill(PASSWORD);
@@ -85,23 +85,26 @@ async function callRemoteSkills(origin: string, token: string, tool = "remote_sk
   }
 }
 
-async function importRemote(account: Account) {
+async function importRemote(account: Account, upstreamOrigin: string) {
   const imported = await account.rest("/v1/workspaces/me/servers/import", {
     method: "POST",
-    body: { text: JSON.stringify({ mcpServers: { remote: { url: `${second.url}/mcp` } } }) },
+    body: { text: JSON.stringify({ mcpServers: { remote: { url: `${upstreamOrigin}/mcp` } } }) },
   });
   expect(imported.status).toBe(200);
   expect(imported.body.imported).toHaveLength(1);
 }
 
+// The two instances on different host names, since cookies do not tell ports apart: signing in
+// to one must not sign the browser out of the other.
 describe.each([
-  { kind: "client ID metadata document", host: "127.0.0.1", email: "ada@first.example" },
-  { kind: "dynamic registration", host: "localhost", email: "alan@first.example" },
-])("connecting another Loadout with $kind", ({ kind, host, email }) => {
+  { kind: "client ID metadata document", host: "127.0.0.1", upstreamHost: "localhost", email: "ada@first.example" },
+  { kind: "dynamic registration", host: "localhost", upstreamHost: "127.0.0.1", email: "alan@first.example" },
+])("connecting another Loadout with $kind", ({ kind, host, upstreamHost, email }) => {
   it("Test says it needs a sign-in, Connect signs in through the browser, and its tool answers at /mcp", async () => {
     const origin = first.url.replace("127.0.0.1", host);
+    const upstreamOrigin = second.url.replace("127.0.0.1", upstreamHost);
     const account = await signUpAccount(origin, email);
-    await importRemote(account);
+    await importRemote(account, upstreamOrigin);
 
     const tested = await account.rest("/v1/workspaces/me/servers/remote/test", { method: "POST" });
     expect(tested.status).toBe(200);
@@ -111,36 +114,31 @@ describe.each([
     expect(tested.body.server.status).not.toBe("failed");
     const before = await account.rest("/v1/workspaces/me/servers/remote/connection");
     expect(before.body.mine.state).toBe("not_connected");
-    expect(before.body.issuer).toBe(second.url);
+    expect(before.body.issuer).toBe(upstreamOrigin);
 
-    // The member who has not connected is told so, with the console link.
     const token = (await account.token(["mcp"])).secret;
 
+    // The console's server page: its connection panel says so, and Connect leaves for the sign-in.
     const { context, page } = await consoleAt(origin, email);
-    const started = await page.evaluate(async () => {
-      const csrf = decodeURIComponent(document.cookie.match(/lo_csrf=([^;]+)/)?.[1] ?? "");
-      const res = await fetch("/v1/workspaces/me/servers/remote/connect", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: "{}",
-      });
-      return { status: res.status, body: (await res.json()) as { authorizationUrl?: string } };
-    });
-    expect(started.status).toBe(200);
-    const authorize = new URL(started.body.authorizationUrl ?? "");
-    expect(authorize.origin).toBe(second.url);
+    await page.goto(`${origin}/servers/edit/?slug=remote&ws=me`);
+    const panel = page.getByTestId("connection-panel");
+    await expect.poll(() => panel.getByTestId("connection-me").getAttribute("data-state")).toBe("not_connected");
+    const authorizeRequest = page.waitForRequest((r) => r.url().startsWith(`${upstreamOrigin}/oauth/authorize`));
+    await panel.getByRole("button", { name: "Connect", exact: true }).click();
+    const authorize = new URL((await authorizeRequest).url());
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(authorize.searchParams.get("resource")).toBe(`${second.url}/mcp`);
+    expect(authorize.searchParams.get("resource")).toBe(`${upstreamOrigin}/mcp`);
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${origin}/oauth/upstream/callback`);
     expect(authorize.searchParams.get("state")?.length).toBeGreaterThanOrEqual(32);
     const clientId = authorize.searchParams.get("client_id") ?? "";
     if (kind === "client ID metadata document") expect(clientId).toBe(`${origin}/oauth/client-metadata.json`);
     else expect(clientId).toMatch(/^ocl_/);
 
-    await page.goto(authorize.href);
-    await signInUpstream(page);
+    await signInUpstream(page, upstreamOrigin);
     await page.waitForURL((url) => url.origin === origin && url.pathname === "/servers/edit/");
     expect(new URL(page.url()).searchParams.get("connected")).toBe("1");
+    await expect.poll(() => panel.getByTestId("connection-me").getAttribute("data-state")).toBe("connected");
+    await expect.poll(() => panel.getByTestId("connection-scopes").textContent()).toMatch(/mcp/);
     await context.close();
 
     const after = await account.rest("/v1/workspaces/me/servers/remote/connection");

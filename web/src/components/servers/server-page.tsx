@@ -14,6 +14,7 @@ import { getServer, removeServer } from "@/lib/servers/client";
 import { SERVERS_HREF } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
+import { ConnectionPanel } from "./connection-panel";
 import { HeaderSecrets } from "./header-secrets";
 import { PinReview } from "./pin-review";
 import { ServerForm } from "./server-form";
@@ -99,6 +100,7 @@ export function ServerPage({ initial }: { initial: Server }) {
             tools.replace(result.tools);
           }}
         />
+        <ConnectionPanel server={server} />
         <ServerUrl server={server} />
       </section>
 
