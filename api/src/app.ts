@@ -24,6 +24,7 @@ import { createServerDeps } from "./http/server-deps";
 import { type McpServe, registerMcp } from "./mcp/endpoint";
 import { registerOAuth } from "./oauth/routes";
 import { registerUpstreamOAuth } from "./oauth/upstream-routes";
+import { resealUpstreamOAuthSecrets } from "./services/servers/oauth/reseal";
 import { resealServerSecrets } from "./services/servers/reseal";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
@@ -133,7 +134,9 @@ export function createApp(deps: AppDeps) {
   const resealSecrets = async () => {
     const { db, release } = deps.database.acquire();
     try {
-      return await resealServerSecrets(db, serverDeps.box);
+      const servers = await resealServerSecrets(db, serverDeps.box);
+      const oauth = await resealUpstreamOAuthSecrets(db, serverDeps.box);
+      return { resealed: servers.resealed + oauth.resealed, unopenable: servers.unopenable + oauth.unopenable };
     } finally {
       await release();
     }

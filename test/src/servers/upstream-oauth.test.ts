@@ -6,6 +6,9 @@
  * the refusals: an issuer mix-up, a PKCE downgrade, an authorization server on a private address.
  * The browser leg is followed by hand (the test authorization server answers at once).
  */
+import { createSecretBox, deploymentKeys, sealedKeyId } from "@loadout/api/auth/secret-box";
+import { tokenAd } from "@loadout/api/services/servers/credentials";
+import { resealUpstreamOAuthSecrets } from "@loadout/api/services/servers/oauth/reseal";
 import { auditEvents, upstreamOAuthConnections } from "@loadout/db";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
@@ -21,10 +24,11 @@ let bob: Account;
 let adaToken: string;
 let bobToken: string;
 const PATH = "/v1/workspaces/acme/servers/tracker";
+const SECRET_KEY = "upstream-oauth-test-key-0123456789abcdef";
 
 beforeAll(async () => {
   [server, upstream] = await Promise.all([
-    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }),
+    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY }),
     startOAuthUpstream(),
   ]);
   ada = await signUpAccount(server.url, "ada@oauth.example");
@@ -245,6 +249,33 @@ describe("a shared team connection", () => {
     expect((await ada.rest(`${PATH}/connection?shared=1`, { method: "DELETE" })).status).toBe(204);
     expect((await bob.rest(`${PATH}/connection`)).body.credentials).toBe("per-user");
     expect(await call(adaToken, WHOAMI)).toEqual({ text: "you are alice", isError: false });
+  });
+});
+
+describe("a rotated secret key", () => {
+  it("re-seals the tokens under the new key, and they still open to the same values", async () => {
+    const old = createSecretBox(deploymentKeys(SECRET_KEY), { purpose: "server-headers" });
+    const rotated = createSecretBox(deploymentKeys("the-next-upstream-oauth-key-0123456789", [SECRET_KEY]), {
+      purpose: "server-headers",
+    });
+    const rows = await server.database.db.select().from(upstreamOAuthConnections);
+    expect(rows.length).toBeGreaterThan(0);
+    const before = await Promise.all(rows.map((r) => old.open(r.accessToken, tokenAd(r.serverId, r.owner, "access"))));
+    const outcome = await resealUpstreamOAuthSecrets(server.database.db, rotated);
+    expect(outcome).toEqual({ resealed: rows.length, unopenable: 0 });
+    const after = await server.database.db.select().from(upstreamOAuthConnections);
+    for (const row of after) {
+      expect(sealedKeyId(row.accessToken)).toBe(rotated.keyId);
+      if (row.refreshToken) expect(sealedKeyId(row.refreshToken)).toBe(rotated.keyId);
+    }
+    const opened = await Promise.all(
+      rows.map((r) => {
+        const row = after.find((a) => a.id === r.id);
+        return rotated.open(row?.accessToken ?? "", tokenAd(r.serverId, r.owner, "access"));
+      }),
+    );
+    expect(opened).toEqual(before);
+    expect(await resealUpstreamOAuthSecrets(server.database.db, rotated)).toEqual({ resealed: 0, unopenable: 0 });
   });
 });
 
