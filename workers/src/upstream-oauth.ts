@@ -38,6 +38,13 @@ export const OAUTH_TIMEOUT_MS = 8_000;
 /** Discovery could not reach a usable authorization server: the message says why, for the user. */
 export class UpstreamAuthProblem extends Error {
   override readonly name = "UpstreamAuthProblem";
+  constructor(
+    message: string,
+    /** The server publishes no protected-resource metadata and its challenge named none: it may not do OAuth at all. */
+    readonly noMetadata = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -148,7 +155,10 @@ export async function discoverUpstreamAuth(
       capped,
     );
   } catch (error) {
-    throw new UpstreamAuthProblem(`its protected-resource metadata could not be read (${why(error)})`);
+    throw new UpstreamAuthProblem(
+      `its protected-resource metadata could not be read (${why(error)})`,
+      !asked.resourceMetadataUrl,
+    );
   }
   const issuer = resource.authorization_servers?.[0];
   if (!issuer) throw new UpstreamAuthProblem("its protected-resource metadata names no authorization server");

@@ -20,6 +20,7 @@ import {
   requireScopes,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { writeResponse } from "./upstreams";
 
 export interface OAuthUpstreamOptions {
   /** The authorization server the metadata names (default: this server); a private address to test the guard. */
@@ -71,22 +72,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
-}
-
-/** Writes a web Response, streaming its body (an MCP answer may be an event stream). */
-async function send(res: ServerResponse, response: Response) {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  res.flushHeaders();
-  const reader = response.body.getReader();
-  res.on("close", () => {
-    reader.cancel().catch(() => {});
-  });
-  for (let next = await reader.read(); !next.done && !res.destroyed; next = await reader.read()) res.write(next.value);
-  res.end();
 }
 
 const json = (res: ServerResponse, status: number, body: unknown) =>
@@ -225,7 +210,7 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions = {}): Pr
         if (options.issuer && here.pathname.startsWith("/.well-known/oauth-protected-resource"))
           return json(res, 200, { resource: url, authorization_servers: [issuer], scopes_supported: ["read"] });
         const documents = oauthMetadataResponse(request, metadataOptions);
-        if (documents) return send(res, documents);
+        if (documents) return writeResponse(res, documents);
         if (here.pathname === "/authorize") {
           const q = here.searchParams;
           upstream.authorizeRequests.push(q);
@@ -294,8 +279,8 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions = {}): Pr
         }
         if (here.pathname === "/mcp") {
           const auth = await gate(request);
-          if (auth instanceof Response) return send(res, auth);
-          return send(res, await handler.fetch(request, { authInfo: auth }));
+          if (auth instanceof Response) return writeResponse(res, auth);
+          return writeResponse(res, await handler.fetch(request, { authInfo: auth }));
         }
         res.writeHead(404).end();
       })

@@ -47,12 +47,11 @@ export function metadataDocumentUrl(origin: string, allowLoopback: boolean): str
   return allowLoopback && LOOPBACK_ADDRESS.test(url) ? url : null;
 }
 
-/** The document itself: the client_id is its own URL, and its one redirect URI the callback. */
-export function clientMetadataDocument(origin: string, name = "Loadout") {
+/** What Loadout says of itself as a client, in its metadata document and its dynamic registrations. */
+export function clientMetadata(origin: string) {
   const redirectUri = `${origin}/oauth/upstream/callback`;
   return {
-    client_id: `${origin}/oauth/client-metadata.json`,
-    client_name: name,
+    client_name: "Loadout",
     client_uri: origin,
     redirect_uris: [redirectUri],
     grant_types: ["authorization_code", "refresh_token"],
@@ -60,4 +59,9 @@ export function clientMetadataDocument(origin: string, name = "Loadout") {
     token_endpoint_auth_method: "none",
     application_type: applicationTypeFor(redirectUri),
   };
+}
+
+/** The document itself: the client_id is its own URL, and its one redirect URI the callback. */
+export function clientMetadataDocument(origin: string) {
+  return { client_id: `${origin}/oauth/client-metadata.json`, ...clientMetadata(origin) };
 }

@@ -90,6 +90,28 @@ export interface CredentialActor {
   requestId?: string;
 }
 
+/** A connection's event (refreshed, failed), by the user whose call caused it; never a token in it. */
+function auditConnection(
+  db: Database,
+  actor: CredentialActor,
+  server: ServerRow,
+  row: ConnectionRow,
+  action: string,
+  data: Record<string, unknown>,
+) {
+  return recordEvent(
+    db,
+    { principal: { userId: actor.userId }, requestId: actor.requestId ?? "upstream-oauth", now: actor.now },
+    {
+      workspaceId: server.workspaceId,
+      action,
+      targetType: "server",
+      targetId: server.id,
+      data: { slug: server.slug, shared: row.owner === "shared", ...data },
+    },
+  );
+}
+
 const refreshing = new Map<string, Promise<ConnectionRow | null>>();
 
 /**
@@ -135,17 +157,7 @@ async function refreshNow(
     if (!current) return null;
     if (current.version !== row.version || current.status !== "connected") return current;
     const audit = (action: string, data: Record<string, unknown>) =>
-      recordEvent(
-        tx,
-        { principal: { userId: actor.userId }, requestId: actor.requestId ?? "upstream-oauth", now: actor.now },
-        {
-          workspaceId: server.workspaceId,
-          action,
-          targetType: "server",
-          targetId: server.id,
-          data: { slug: server.slug, shared: current.owner === "shared", ...data },
-        },
-      );
+      auditConnection(tx, actor, server, current, action, data);
     const fail = async (why: string) => {
       const [failed] = await tx
         .update(upstreamOAuthConnections)
@@ -275,17 +287,7 @@ async function markNeedsSignIn(
       .set({ status: "needs_sign_in", lastError: why, updatedAt: actor.now })
       .where(eq(upstreamOAuthConnections.id, row.id))
       .returning();
-    await recordEvent(
-      tx,
-      { principal: { userId: actor.userId }, requestId: actor.requestId ?? "upstream-oauth", now: actor.now },
-      {
-        workspaceId: server.workspaceId,
-        action: "server.connection_failed",
-        targetType: "server",
-        targetId: server.id,
-        data: { slug: server.slug, shared: row.owner === "shared", reason: "refused", error: why },
-      },
-    );
+    await auditConnection(tx, actor, server, row, "server.connection_failed", { reason: "refused", error: why });
     return updated;
   });
   deps.pool?.drop(server.id, row.owner);

@@ -232,8 +232,10 @@ export async function refreshTools(
     ) {
       const adopted = await adoptOAuth(db, deps, server, target.url, error.challenge, now);
       if ("needsSignIn" in adopted) return { stored: null, error: adopted.needsSignIn, needsSignIn: true };
-      if (marking) await markFailed(db, server, adopted.unusable, now);
-      return { stored: null, error: adopted.unusable };
+      if ("unusable" in adopted) {
+        if (marking) await markFailed(db, server, adopted.unusable, now);
+        return { stored: null, error: adopted.unusable };
+      }
     }
     const message = target ? safeMessage(error, target) : error.message.slice(0, 500);
     if (marking) await markFailed(db, server, message, now);

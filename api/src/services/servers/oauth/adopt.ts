@@ -9,7 +9,7 @@ import { discoverServerAuth, OAuthUnusable } from "./discovery";
  * A server without credentials answered 401 (on Test or first use): discovery tells whether it
  * signs in with OAuth. If it does, the server becomes an OAuth server (each member connects their
  * own account until an admin shares one) and the answer says to connect; if it cannot be used,
- * why (the caller marks it failed with that reason).
+ * why (the caller marks it failed with that reason); if nothing says it does OAuth, so.
  */
 export async function adoptOAuth(
   db: Database,
@@ -18,12 +18,12 @@ export async function adoptOAuth(
   url: string,
   challenge: string | null,
   now: Date,
-): Promise<{ needsSignIn: string } | { unusable: string }> {
+): Promise<{ needsSignIn: string } | { unusable: string } | { notOAuth: true }> {
   let found: Awaited<ReturnType<typeof discoverServerAuth>>;
   try {
     found = await discoverServerAuth(deps, url, challenge);
   } catch (error) {
-    if (error instanceof OAuthUnusable) return { unusable: error.message };
+    if (error instanceof OAuthUnusable) return error.notOAuth ? { notOAuth: true } : { unusable: error.message };
     throw error;
   }
   await db.transaction(async (tx) => {

@@ -19,6 +19,13 @@ export interface ServerAuth {
 /** Why an upstream that asks for OAuth cannot be signed in to, as the user reads it. */
 export class OAuthUnusable extends Error {
   override readonly name = "OAuthUnusable";
+  constructor(
+    message: string,
+    /** Nothing says the server does OAuth (no metadata, no challenge naming any). */
+    readonly notOAuth = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -39,7 +46,7 @@ export async function discoverServerAuth(
     found = await discoverUpstreamAuth(serverUrl, challenge, oauth.fetch);
   } catch (error) {
     if (error instanceof UpstreamAuthProblem)
-      throw new OAuthUnusable(`The server asks for a sign-in, but ${error.message}.`);
+      throw new OAuthUnusable(`The server asks for a sign-in, but ${error.message}.`, error.noMetadata);
     throw error;
   }
   const { resource, issuer, metadata, scope } = found;

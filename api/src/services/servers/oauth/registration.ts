@@ -7,11 +7,7 @@ import {
 } from "@loadout/workers";
 import { and, eq } from "drizzle-orm";
 import type { SecretBox } from "../../../auth/secret-box";
-import {
-  applicationTypeFor,
-  chooseRegistration,
-  metadataDocumentUrl,
-} from "../../../domain/upstream-oauth/registration";
+import { chooseRegistration, clientMetadata, metadataDocumentUrl } from "../../../domain/upstream-oauth/registration";
 import type { ServerRow } from "../upstreams";
 import { OAuthUnusable } from "./discovery";
 
@@ -86,15 +82,7 @@ export async function clientIdentity(
   try {
     registered = await registerClient(issuer, {
       metadata,
-      clientMetadata: {
-        client_name: "Loadout",
-        client_uri: origin,
-        redirect_uris: [redirectUri],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-        application_type: applicationTypeFor(redirectUri),
-      },
+      clientMetadata: clientMetadata(origin),
       fetchFn: cappedFetch(input.fetch),
     });
   } catch (error) {
