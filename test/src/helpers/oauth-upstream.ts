@@ -50,6 +50,8 @@ export interface OAuthUpstream {
   tokenRequests: URLSearchParams[];
   registrations: Record<string, unknown>[];
   revoked: string[];
+  /** Clients the token endpoint no longer knows (answered 401 invalid_client, to force re-registration). */
+  forgottenClients: Set<string>;
   /** Refresh tokens presented a second time (refused). */
   reused: string[];
   /** Every access token issued, with its subject. */
@@ -93,6 +95,7 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions = {}): Pr
     tokenRequests: [],
     registrations: [],
     revoked: [],
+    forgottenClients: new Set(),
     reused: [],
     accessTokens: new Map(),
     refreshTokens: new Map(),
@@ -248,6 +251,8 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions = {}): Pr
           upstream.tokenRequests.push(form);
           const refuse = (error: string, description: string) =>
             json(res, 400, { error, error_description: description });
+          if (upstream.forgottenClients.has(form.get("client_id") ?? ""))
+            return json(res, 401, { error: "invalid_client", error_description: "unknown client" });
           if (form.get("grant_type") === "authorization_code") {
             const code = codes.get(form.get("code") ?? "");
             codes.delete(form.get("code") ?? "");

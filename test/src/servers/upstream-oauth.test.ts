@@ -359,6 +359,27 @@ describe("refusals", () => {
     }
   });
 
+  it("a dynamic registration the server forgot (invalid_client) is dropped, and the next Connect registers again", async () => {
+    const forgetful = await attempt({}, "forgetful");
+    try {
+      const path = "/v1/workspaces/me/servers/forgetful";
+      await ada.rest(`${path}/test`, { method: "POST" });
+      const first = await connect(ada, "alice", {}, path, forgetful);
+      expect(first.callback?.status).toBe(302);
+      const clientId = forgetful.tokenRequests.at(-1)?.get("client_id") ?? "";
+      forgetful.forgottenClients.add(clientId);
+      const refused = await connect(ada, "alice", {}, path, forgetful);
+      expect(refused.callback?.status).toBe(400);
+      expect(await refused.callback?.text()).toMatch(/did not redeem the sign-in/);
+      const again = await connect(ada, "alice", {}, path, forgetful);
+      expect(again.callback?.status).toBe(302);
+      expect(forgetful.registrations.length).toBe(2);
+      expect(forgetful.tokenRequests.at(-1)?.get("client_id")).not.toBe(clientId);
+    } finally {
+      await forgetful.close();
+    }
+  });
+
   it("a sign-in answer with an unknown or reused state is refused", async () => {
     const answer = await fetch(`${server.url}/oauth/upstream/callback?state=forged&code=x`, { redirect: "manual" });
     expect(answer.status).toBe(400);

@@ -21,7 +21,7 @@ import { findServer } from "../records";
 import { openedTarget } from "../targets";
 import type { ServerDeps } from "../upstreams";
 import { discoverServerAuth, OAuthUnusable } from "./discovery";
-import { clientIdentity, connectionClient, registrationSecretAd } from "./registration";
+import { clientIdentity, connectionClient, forgetRegistration, registrationSecretAd } from "./registration";
 
 /** Binds a sealed PKCE verifier to its sign-in. */
 const verifierAd = (stateId: string) => `${stateId}:pkce-verifier`;
@@ -261,6 +261,10 @@ export async function finishConnect({
       fetchFn: cappedFetch(oauth.fetch),
     });
   } catch (error) {
+    // A dynamic registration the server no longer knows (it answers invalid_client) is forgotten,
+    // so the next Connect registers again (PROTOCOLS.md §5.2: how servers force re-registration).
+    if ((error as { code?: unknown }).code === "invalid_client" && pending.registrationId)
+      await forgetRegistration(ctx, pending.registrationId);
     throw await refuse(
       `${pending.issuer} did not redeem the sign-in (${error instanceof Error ? error.message.slice(0, 200) : "no reason given"}).`,
     );

@@ -110,6 +110,13 @@ export async function clientIdentity(
   };
 }
 
+/** Drops a dynamic registration the authorization server refused, so the next Connect registers anew. */
+export async function forgetRegistration(ctx: { db: Database }, id: string): Promise<void> {
+  await ctx.db
+    .delete(upstreamOAuthRegistrations)
+    .where(and(eq(upstreamOAuthRegistrations.id, id), eq(upstreamOAuthRegistrations.kind, "dynamic")));
+}
+
 /** The client a connection was made with, for refresh and revocation. */
 export async function connectionClient(
   db: Database,
