@@ -1,7 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { getCookie } from "hono/cookie";
 import { clientMetadataDocument, metadataDocumentUrl } from "../domain/upstream-oauth/registration";
 import type { AppEnv } from "../http/env";
+import { SESSION_COOKIE } from "../http/middleware/auth";
 import { requestOrigin } from "../http/origin";
+import { principalFromSession } from "../services/auth/resolve-principal";
 import { CallbackProblem, finishConnect } from "../services/servers/oauth/connect";
 import type { ServerDeps } from "../services/servers/upstreams";
 
@@ -32,9 +35,20 @@ export function registerUpstreamOAuth(app: OpenAPIHono<AppEnv>, serverDeps: Serv
     const q = (name: string) => c.req.query(name);
     c.header("cache-control", "no-store");
     c.header("referrer-policy", "no-referrer");
+    // The browser that comes back must be signed in to the console as the user who pressed Connect:
+    // otherwise someone could send their own sign-in link to another person and collect that
+    // person's upstream account into theirs.
+    const session = getCookie(c, SESSION_COOKIE);
+    const signedIn = session
+      ? await principalFromSession(c.get("db"), session, c.get("now")).then(
+          (resolved) => resolved.principal.userId,
+          () => null,
+        )
+      : null;
     try {
       const { location } = await finishConnect({
         ctx: { db: c.get("db"), requestId: c.get("requestId"), now: c.get("now") },
+        browserUserId: signedIn,
         query: {
           state: q("state"),
           code: q("code"),

@@ -68,7 +68,8 @@ async function connect(
   if (started.status !== 200) return { started, callback: null };
   const authorized = await fetch(started.body.authorizationUrl, { redirect: "manual" });
   const location = authorized.headers.get("location") ?? "";
-  const callback = await fetch(location, { redirect: "manual" });
+  // The browser that comes back is the account's own, signed in to the console.
+  const callback = await fetch(location, { redirect: "manual", headers: { cookie: account.cookie } });
   return { started, callback, location: new URL(location) };
 }
 
@@ -377,6 +378,29 @@ describe("refusals", () => {
       expect(forgetful.tokenRequests.at(-1)?.get("client_id")).not.toBe(clientId);
     } finally {
       await forgetful.close();
+    }
+  });
+
+  it("a sign-in answer brought back by another account's browser (or a signed-out one) is refused", async () => {
+    const path = "/v1/workspaces/me/servers/short-lived-victim";
+    const victim = await startOAuthUpstream();
+    try {
+      await ada.rest("/v1/workspaces/me/servers/import", {
+        method: "POST",
+        body: { text: JSON.stringify({ mcpServers: { "short-lived-victim": { url: victim.url } } }) },
+      });
+      await ada.rest(`${path}/test`, { method: "POST" });
+      victim.nextSubject = "mallory";
+      const started = await ada.rest(`${path}/connect`, { method: "POST", body: {} });
+      const location =
+        (await fetch(started.body.authorizationUrl, { redirect: "manual" })).headers.get("location") ?? "";
+      const asBob = await fetch(location, { redirect: "manual", headers: { cookie: bob.cookie } });
+      expect(asBob.status).toBe(400);
+      expect(await asBob.text()).toMatch(/not signed in to Loadout as the account that pressed Connect/);
+      expect(victim.tokenRequests).toEqual([]);
+      expect((await ada.rest(`${path}/connection`)).body.mine.state).toBe("not_connected");
+    } finally {
+      await victim.close();
     }
   });
 

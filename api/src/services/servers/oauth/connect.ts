@@ -192,10 +192,13 @@ export async function finishConnect({
   ctx,
   query,
   deps,
+  browserUserId,
 }: {
   ctx: AnonymousContext;
   query: CallbackQuery;
   deps: ServerDeps;
+  /** The console user the returning browser is signed in as: it must be the one who pressed Connect. */
+  browserUserId: string | null;
 }): Promise<{ location: string }> {
   if (!query.state) throw new CallbackProblem("The answer from the sign-in carries no state; press Connect again.");
   const [pending] = await ctx.db
@@ -226,6 +229,10 @@ export async function finishConnect({
     });
     return new CallbackProblem(why);
   };
+  if (browserUserId !== pending.userId)
+    throw await refuse(
+      "This browser is not signed in to Loadout as the account that pressed Connect: sign in to the console as that account and press Connect again.",
+    );
   if (query.error)
     throw await refuse(
       `The sign-in at ${pending.issuer} ended with ${query.error}${query.error_description ? ` (${query.error_description.slice(0, 200)})` : ""}.`,
