@@ -5,6 +5,8 @@
 //
 //   npm run conformance              prints the pass counts; exits 0 whenever the run completed
 //   npm run conformance -- --strict  also exits 1 when /mcp/s passes fewer scenarios than the reference
+//   npm run conformance -- --floor   also exits 1 when a target passes fewer than test/conformance/floor.json
+//                                    records (what CI runs: a pass count may rise, never fall)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
@@ -20,6 +22,9 @@ const SLUG = "conformance";
 const TOOLS = path.join(ROOT, ".loadout/conformance-tools");
 const RESULTS = path.join(ROOT, ".loadout/conformance");
 const strict = process.argv.includes("--strict");
+const floor = process.argv.includes("--floor")
+  ? JSON.parse(readFileSync(path.join(ROOT, "test/conformance/floor.json"), "utf8"))
+  : null;
 
 if (!existsSync(path.join(ROOT, "node_modules"))) {
   console.error("Dependencies are missing: run `npm install` first.");
@@ -59,6 +64,16 @@ try {
   process.exitCode = strict && short.length > 0 ? 1 : 0;
   if (strict && short.length > 0)
     console.error(`\n✗ --strict: /mcp/s passes fewer than the reference on ${short.join(", ")}.`);
+  const below = floor
+    ? runs.filter((run) => run.passed < (floor[run.target]?.[run.set] ?? Number.POSITIVE_INFINITY))
+    : [];
+  if (below.length > 0) {
+    process.exitCode = 1;
+    for (const run of below)
+      console.error(
+        `\n✗ --floor: ${run.target} passes ${run.passed} on ${run.set}, fewer than ${floor[run.target]?.[run.set]}.`,
+      );
+  }
 } catch (error) {
   console.error(`\n✗ conformance run failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;

@@ -21,7 +21,8 @@ import { registerTeams } from "./http/routes/teams";
 import { registerTokens } from "./http/routes/tokens";
 import { registerWorkspaces } from "./http/routes/workspaces";
 import { createServerDeps } from "./http/server-deps";
-import { type McpServe, registerMcp } from "./mcp/endpoint";
+import { registerMcp } from "./mcp/endpoint";
+import type { McpServe } from "./mcp/pipeline";
 import { registerOAuth } from "./oauth/routes";
 import { registerUpstreamOAuth } from "./oauth/upstream-routes";
 import { resealUpstreamOAuthSecrets } from "./services/servers/oauth/reseal";
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps) {
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
-  const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"));
+  const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"), deps.pendingAnswers);
   registerOAuth(app);
   registerUpstreamOAuth(app, serverDeps);
   registerOAuthConsent(app);

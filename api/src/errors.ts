@@ -109,3 +109,16 @@ export const databaseUnavailableError = () =>
   new AppError("unavailable", "The database is not reachable right now. Try again in a few seconds.", {
     headers: { "Retry-After": "2" },
   });
+
+/**
+ * A loggable description of an unexpected error. Drizzle puts the query's parameters (which can
+ * hold hashes and secrets) in its message, so for query errors only the driver's own message is kept.
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message.startsWith("Failed query")) {
+    const cause = (error as { cause?: unknown }).cause;
+    return `query failed: ${cause instanceof Error ? cause.message : "unknown cause"}`;
+  }
+  return `${error.name}: ${error.message}`;
+}

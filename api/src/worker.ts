@@ -27,6 +27,7 @@ function appFor(source: unknown): App {
     previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger: jsonLogger,
     secureCookies: env.LOADOUT_INSECURE_COOKIES !== "1",
+    mcpFastLane: env.LOADOUT_MCP_FAST_LANE === "1",
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     clientAddress: (c) => c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),

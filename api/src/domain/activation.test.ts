@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { activationState, isActiveInProject, normalizeProjectPath, normalizeScope, parseScope } from "./activation";
+import {
+  activationState,
+  inactiveBecause,
+  isActiveInProject,
+  normalizeProjectPath,
+  normalizeScope,
+  parseScope,
+} from "./activation";
 
 const projects = (...paths: string[]) => ({ mode: "projects", projects: paths });
 
@@ -43,6 +50,34 @@ describe("normalizeProjectPath", () => {
       const once = normalizeProjectPath(input);
       expect(normalizeProjectPath(once)).toBe(once);
     }
+  });
+});
+
+describe("inactiveBecause", () => {
+  const row = (enabled: boolean, scopeMode: string, scopeProjects: string[] = []) => ({
+    enabled,
+    scopeMode,
+    scopeProjects,
+  });
+
+  it("is null for an active row", () => {
+    expect(inactiveBecause(row(true, "global"), null)).toBeNull();
+    expect(inactiveBecause(row(true, "projects", ["/work/app"]), "/work/app/pkg")).toBeNull();
+  });
+
+  it("says a switched-off row is switched off, whatever its scope", () => {
+    expect(inactiveBecause(row(false, "projects", ["/work/app"]), "/work/app")).toBe(
+      "is switched off (switch it on in the Loadout console)",
+    );
+  });
+
+  it("tells a scope to other projects from a session that names no project", () => {
+    expect(inactiveBecause(row(true, "projects", ["/work/app"]), "/work/other/")).toBe(
+      "is scoped to other projects than /work/other (change its scope in the Loadout console)",
+    );
+    expect(inactiveBecause(row(true, "projects", ["/work/app"]), null)).toBe(
+      "is scoped to projects, and this session names none (send X-Loadout-Project or ?project=)",
+    );
   });
 });
 

@@ -145,3 +145,31 @@ export function isActiveInProject(
   if (project === "") return false;
   return scope.projects.some((scoped) => isWithin(project, normalizeProjectPath(scoped)));
 }
+
+/** A stored row's activation (skills, personas and servers keep their scope in two columns). */
+export interface ScopedRow {
+  enabled: boolean;
+  scopeMode: string;
+  scopeProjects: readonly string[] | null;
+}
+
+/**
+ * Why a stored row is not active in a session with this project, as the agent reads it; null when
+ * it is active.
+ */
+export function inactiveBecause(row: ScopedRow, projectPath: string | null | undefined): string | null {
+  if (!row.enabled) return "is switched off (switch it on in the Loadout console)";
+  if (isRowActive(row, projectPath)) return null;
+  const project = normalizeProjectPath(projectPath ?? "");
+  return project
+    ? `is scoped to other projects than ${project} (change its scope in the Loadout console)`
+    : "is scoped to projects, and this session names none (send X-Loadout-Project or ?project=)";
+}
+
+/** The matching rule for a stored row: the check every catalog, dispatch and read makes. */
+export function isRowActive(row: ScopedRow, projectPath: string | null | undefined): boolean {
+  return isActiveInProject(
+    { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
+    projectPath,
+  );
+}

@@ -39,6 +39,8 @@ export const NodeEnv = z
     ),
     /** `0` sends every MCP request through the SDK's server, fast-lane tool calls included. */
     LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
+    /** `0` sends MCP requests through Hono rather than the Node adapter (see entry/node-mcp-adapter.ts). */
+    LOADOUT_MCP_NODE_ADAPTER: z.enum(["0", "1"]).default("1"),
     /** `1` lets remote MCP servers live on loopback: for local use and tests, never in production. */
     LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: z.enum(["0", "1"]).default("0"),
     /**

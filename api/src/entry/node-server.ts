@@ -16,10 +16,11 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { nodeSha256Hex } from "../auth/node-sha256";
 import { createPasswordHasher } from "../auth/password";
 import { useNativeSha256 } from "../auth/secrets";
-import { describeError } from "../http/errors";
+import { describeError } from "../errors";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
+import { startAnswerRelay } from "../services/mcp/answer-relay";
 import { batchingRecorder } from "../services/mcp/call-log";
 import {
   upstreamFetch as guardedUpstreamFetch,
@@ -27,7 +28,7 @@ import {
 } from "../services/servers/upstreams";
 import { dispatchedPost } from "./dispatched-post";
 import type { NodeEnv } from "./node-env";
-import { nodeMcpLane } from "./node-mcp-lane";
+import { nodeMcpLane } from "./node-mcp-adapter";
 import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 /**
@@ -152,6 +153,7 @@ export async function startNodeServer(
 
   const callRecorder = batchingRecorder(database.db, logger);
   const feed = await startDatabaseFreshness(database, logger);
+  const answers = await startAnswerRelay(database, logger);
   // Bound to loopback, the MCP endpoint answers only to loopback names (and the public URL's
   // host): a web page cannot reach it through a rebound DNS name.
   const loopback = ["127.0.0.1", "localhost", "::1", "[::1]"];
@@ -177,6 +179,7 @@ export async function startNodeServer(
     callRecorder,
     upstreamPool,
     ...(feed ? { freshness: feed.freshness } : {}),
+    pendingAnswers: answers.pending,
     mcpFastLane: env.LOADOUT_MCP_FAST_LANE === "1",
     allowLoopbackUpstreams,
     resolveHost,
@@ -200,8 +203,10 @@ export async function startNodeServer(
     ...(serveConsole ? { assets: serveStatic({ root: path.relative(process.cwd(), WEB_OUT) || "." }) } : {}),
   });
 
-  // MCP POSTs take the lane (the same endpoint without Hono's web objects) unless the fast lane is off.
-  const mcpLane = env.LOADOUT_MCP_FAST_LANE === "1" ? nodeMcpLane(app.mcpLane) : null;
+  // MCP POSTs take the Node adapter (the same pipeline without Hono's web objects) unless it or the
+  // pipeline's own answers are switched off.
+  const mcpLane =
+    env.LOADOUT_MCP_FAST_LANE === "1" && env.LOADOUT_MCP_NODE_ADAPTER === "1" ? nodeMcpLane(app.mcpLane) : null;
   const hono = getRequestListener(app.fetch, { hostname: env.LOADOUT_HOST });
   const server = createServer((req, res) => {
     if (!mcpLane?.(req, res)) void hono(req, res);
@@ -253,6 +258,7 @@ export async function startNodeServer(
       if (!(await settledWithin(callRecorder.flush(), STEP_MS)))
         logger.log("error", "shutdown: the MCP call log could not be written in time", {});
       await settledWithin(feed?.close() ?? Promise.resolve(), STEP_MS);
+      await settledWithin(answers.close(), STEP_MS);
       if (!options.database) await settledWithin(database.close(), STEP_MS);
     },
   };

@@ -17,6 +17,8 @@ export const WorkerEnv = z
       .object({ connectionString: z.string().min(1) }, { error: "HYPERDRIVE must be a Hyperdrive binding" })
       .optional(),
     LOADOUT_INSECURE_COOKIES: z.enum(["0", "1"]).default("0"),
+    /** `0` sends every MCP request through the SDK's server, as on Node (a switch for diagnosing a client). */
+    LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
     /** The URL people reach: the OAuth issuer and the base of MCP URLs (otherwise taken from the request). */
     LOADOUT_PUBLIC_URL: z.url("LOADOUT_PUBLIC_URL must be a URL such as https://loadout.example.com").optional(),
   })

@@ -6,6 +6,7 @@ import type { Logger } from "../logger";
 import type { Freshness } from "../services/cache/freshness";
 import type { Principal } from "../services/context";
 import type { CallRecorder } from "../services/mcp/call-log";
+import type { PendingAnswers } from "../services/mcp/pending-answers";
 
 /** Hands out a database for one request. Node shares one pool; Workers open a connection per request. */
 export interface DatabaseProvider {
@@ -61,8 +62,13 @@ export interface AppDeps {
    * the host cannot listen (Workers): every call then reads Postgres.
    */
   freshness?: Freshness;
-  /** Plain `tools/call` requests skip the SDK's per-request server (default true; see mcp/fast-lane.ts). */
+  /** The pipeline answers plain requests itself, without the SDK's per-request server (default true; see mcp/pipeline.ts). */
   mcpFastLane?: boolean;
+  /**
+   * Where a 2025 client's answers to Loadout's requests reach the call waiting for them, across
+   * instances (see services/mcp/answer-relay.ts); absent: within this instance only.
+   */
+  pendingAnswers?: PendingAnswers;
 }
 
 export interface AppVariables {
@@ -77,8 +83,8 @@ export interface AppVariables {
   /** Schedules work after the response; errors are logged, never thrown at the client. */
   defer: (work: () => Promise<unknown>) => void;
   /**
-   * Which path answered an MCP request, reported in Server-Timing: `fast` for the fast lane, `warm`
-   * for a call on a warm route (see mcp/warm-calls.ts).
+   * Which path answered an MCP request, reported in Server-Timing: `fast` when the pipeline
+   * answered it itself, `warm` when it did so on a memoised session and tool (see mcp/pipeline.ts).
    */
   lane: string | undefined;
   /** An MCP request that wrote (skill_edit): the instance's caches are dropped after it. */

@@ -4,6 +4,7 @@ import type { ZodError } from "zod";
 import {
   AppError,
   databaseUnavailableError,
+  describeError,
   type ErrorDetail,
   errorBody,
   INTERNAL_MESSAGE,
@@ -85,17 +86,4 @@ export function errorReply(
     appError = publicError(error);
   }
   return { status: appError.status, headers: appError.headers, body: errorBody(appError, requestId), error: appError };
-}
-
-/**
- * A loggable description of an unexpected error. Drizzle puts the query's parameters (which can
- * hold hashes and secrets) in its message, so for query errors only the driver's own message is kept.
- */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.message.startsWith("Failed query")) {
-    const cause = (error as { cause?: unknown }).cause;
-    return `query failed: ${cause instanceof Error ? cause.message : "unknown cause"}`;
-  }
-  return `${error.name}: ${error.message}`;
 }

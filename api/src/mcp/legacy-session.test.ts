@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { legacySessions } from "./legacy-session";
+import { askableCapabilities, legacySessions } from "./legacy-session";
 
 const key = new Uint8Array(32).fill(7);
 const other = new Uint8Array(32).fill(9);
@@ -14,6 +14,22 @@ describe("a 2025-era client's handshake in Loadout's session id", () => {
       version: "2.1.0",
       protocolVersion: "2025-06-18",
     });
+  });
+
+  it("carries the capabilities a server may ask the client to use, bounded", () => {
+    const sessions = legacySessions(key);
+    const id = sessions.encode({
+      name: "inspector",
+      version: "1",
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: { form: {} }, sampling: {} },
+    });
+    expect(sessions.decode(id)?.capabilities).toEqual({ elicitation: { form: {} }, sampling: {} });
+    expect(askableCapabilities({ roots: { listChanged: true }, experimental: { x: {} }, sampling: "yes" })).toEqual({
+      roots: { listChanged: true },
+    });
+    expect(askableCapabilities({ elicitation: { huge: "x".repeat(1000) } })).toEqual({ elicitation: {} });
+    expect(askableCapabilities({})).toBeUndefined();
   });
 
   it("refuses an id signed with another key, altered, or not Loadout's", () => {

@@ -8,6 +8,28 @@ export interface LegacyHandshake {
   name: string;
   version: string;
   protocolVersion: string | null;
+  /**
+   * What the client said it can be asked for (elicitation, sampling, roots), so that an upstream's
+   * server-to-client requests can be carried onto its later calls' streams (see legacy-input.ts).
+   */
+  capabilities?: Record<string, Record<string, unknown>>;
+}
+
+/** The client capabilities a session id carries: the ones a server may ask a client to use. */
+const ASKABLE = ["elicitation", "sampling", "roots"] as const;
+/** A capability's own settings are kept while they are this small; past it, only that it was declared. */
+const SETTINGS_LIMIT = 256;
+
+/** The askable capabilities of an initialize's declared ones, bounded (the id is a header). */
+export function askableCapabilities(declared: unknown): Record<string, Record<string, unknown>> | undefined {
+  if (!declared || typeof declared !== "object") return undefined;
+  const kept: Record<string, Record<string, unknown>> = {};
+  for (const name of ASKABLE) {
+    const value = (declared as Record<string, unknown>)[name];
+    if (!value || typeof value !== "object" || Array.isArray(value)) continue;
+    kept[name] = JSON.stringify(value).length <= SETTINGS_LIMIT ? (value as Record<string, unknown>) : {};
+  }
+  return Object.keys(kept).length ? kept : undefined;
 }
 
 const PREFIX = "lo1.";
@@ -26,7 +48,8 @@ export function legacySessions(key: Uint8Array) {
   const mac = (payload: string) => bytesToHex(hmac(sha256, key, utf8ToBytes(payload))).slice(0, 32);
   return {
     encode(handshake: LegacyHandshake): string {
-      const payload = base64url(JSON.stringify([handshake.name, handshake.version, handshake.protocolVersion]));
+      const fields = [handshake.name, handshake.version, handshake.protocolVersion];
+      const payload = base64url(JSON.stringify(handshake.capabilities ? [...fields, handshake.capabilities] : fields));
       return `${PREFIX}${payload}.${mac(payload)}`;
     },
     /** The handshake an id carries, or null for an id that is not one of ours (or was altered). */
@@ -49,9 +72,15 @@ function read(id: string, mac: (payload: string) => string): LegacyHandshake | n
   const payload = id.slice(PREFIX.length, dot);
   if (dot <= PREFIX.length || !safeEqual(id.slice(dot + 1), mac(payload))) return null;
   try {
-    const [name, version, protocolVersion] = JSON.parse(unbase64url(payload)) as unknown[];
+    const [name, version, protocolVersion, declared] = JSON.parse(unbase64url(payload)) as unknown[];
     if (typeof name !== "string" || typeof version !== "string") return null;
-    return { name, version, protocolVersion: typeof protocolVersion === "string" ? protocolVersion : null };
+    const capabilities = askableCapabilities(declared);
+    return {
+      name,
+      version,
+      protocolVersion: typeof protocolVersion === "string" ? protocolVersion : null,
+      ...(capabilities ? { capabilities } : {}),
+    };
   } catch {
     return null;
   }

@@ -3,7 +3,7 @@ import { inputRequired, ProtocolError, Server, type ServerContext } from "@model
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { AppError, ERROR_CODES, publicError } from "../errors";
-import type { ProxiedTool } from "../services/mcp/proxied";
+import type { LoadoutTool } from "./registry";
 import { envelopeOf, SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
 
 /** The requests besides tool calls that pass through to the upstream, by the capability that offers them. */
@@ -20,14 +20,14 @@ const RELAYED: Record<string, string> = {
 export interface RelayOptions {
   /** What the upstream declared in its handshake; empty when the session may not reach it. */
   upstreamCapabilities: Record<string, unknown>;
-  /** The tool a call names (found and presented), or every tool of a listing. */
-  tools: ProxiedTool[];
+  /** The upstream's tool a call names (found and presented), or every tool of a listing, from the registry. */
+  tools: LoadoutTool[];
   askRoots: boolean;
   passInputRequests: boolean;
   report(outcome: ToolOutcome): void;
   /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
   onInternal(error: unknown): void;
-  call(tool: ProxiedTool, args: Record<string, unknown> | undefined, extra: RelayCallExtra): Promise<CallToolResult>;
+  call(tool: LoadoutTool, args: Record<string, unknown> | undefined, extra: RelayCallExtra): Promise<CallToolResult>;
   relay(method: string, params: Record<string, unknown>, extra: RelayExtra): Promise<Record<string, unknown>>;
 }
 
@@ -75,7 +75,10 @@ export function buildRelayServer(options: RelayOptions): Server {
     },
   });
   const tools = options.tools;
-  server.setRequestHandler("tools/list", () => ({ tools: tools.map((t) => t.definition) }) as never);
+  server.setRequestHandler(
+    "tools/list",
+    () => ({ tools: tools.flatMap((t) => (t.proxied ? [t.proxied.definition] : [])) }) as never,
+  );
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) throw new ProtocolError(-32602, `Tool ${request.params.name} not found`);

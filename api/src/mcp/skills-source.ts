@@ -1,7 +1,7 @@
 import type { Database } from "@loadout/db";
 import { ProtocolError, type Resource } from "@modelcontextprotocol/server";
 import type { Skill, SkillReadResult, SkillSource } from "@modelcontextprotocol/server/ext/skills";
-import { isActiveInProject } from "../domain/activation";
+import { isRowActive } from "../domain/activation";
 import { decodeCursor, encodeCursor } from "../domain/cursor";
 import { estimateTokens } from "../domain/instructions";
 import { digestOf } from "../domain/skills/digest";
@@ -55,8 +55,7 @@ export function registrySkillSource(db: Database, session: McpSession): SkillSou
   async function active(located: Located) {
     const row = await itemIn(db, session, located.workspaceId, located.name);
     if (row?.kind !== "skill") return null;
-    const scope = { mode: row.scopeMode, projects: row.scopeProjects };
-    return isActiveInProject({ enabled: row.enabled, scope }, session.project) ? row : null;
+    return isRowActive(row, session.project) ? row : null;
   }
 
   async function entries(items: CatalogItem[]): Promise<Skill[]> {

@@ -11,8 +11,16 @@ export interface Account {
   token(scopes: string[], extra?: { name?: string; workspace?: string }): Promise<{ id: string; secret: string }>;
 }
 
-export async function signUpAccount(url: string, email: string, password = "correct horse battery"): Promise<Account> {
-  const res = await fetch(`${url}/v1/auth/signup`, {
+/** How requests reach the server: `fetch`, or a host's own (Miniflare's dispatchFetch). */
+export type Send = (url: string, init: RequestInit) => Promise<Response>;
+
+export async function signUpAccount(
+  url: string,
+  email: string,
+  password = "correct horse battery",
+  send: Send = fetch,
+): Promise<Account> {
+  const res = await send(`${url}/v1/auth/signup`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email, password }),
@@ -22,7 +30,7 @@ export async function signUpAccount(url: string, email: string, password = "corr
   const cookie = cookies.join("; ");
   const csrf = cookies.find((c) => c.startsWith("lo_csrf="))?.slice("lo_csrf=".length) ?? "";
   const rest: Account["rest"] = async (path, init = {}) => {
-    const answer = await fetch(`${url}${path}`, {
+    const answer = await send(`${url}${path}`, {
       method: init.method ?? "GET",
       headers: {
         cookie,

@@ -265,6 +265,63 @@ describe("connect on first use, the cache in Postgres and the pins", () => {
     await client.close();
   });
 
+  it.each([
+    ["/mcp", "tracker_confirm"],
+    ["/mcp/s/me/tracker", "confirm"],
+  ])(
+    "carries an upstream's input request to a 2025-era client that declared elicitation (%s), and its answer back",
+    async (path, tool) => {
+      const client = new Client(
+        { name: "eliciting-2025", version: "1.0.0" },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      const asked: string[] = [];
+      client.setRequestHandler("elicitation/create", async (request) => {
+        asked.push(String(request.params.message));
+        return { action: "accept", content: { confirm: asked.length === 1 } };
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      expect(client.getNegotiatedProtocolVersion?.() ?? "2025").not.toBe("2026-07-28");
+      const before = stateless.calls("confirm");
+      // Two calls at once: each answer reaches its own call.
+      const [first, second] = await Promise.all([
+        client.callTool({ name: tool, arguments: { what: "the release" } }),
+        client.callTool({ name: tool, arguments: { what: "the rollback" } }),
+      ]);
+      expect([textOf(first), textOf(second)].sort()).toEqual(
+        asked[0] === "Confirm the release?"
+          ? ["confirmed the release", "declined the rollback"]
+          : ["confirmed the rollback", "declined the release"],
+      );
+      expect(asked.sort()).toEqual(["Confirm the release?", "Confirm the rollback?"]);
+      expect(stateless.calls("confirm") - before).toBe(2);
+      // The upstream was told what this client can be asked for: its session id carried it.
+      expect(stateless.callCapabilities().at(-1)).toMatchObject({ elicitation: {} });
+      await client.close();
+    },
+  );
+
+  it("takes a 2025 client's answer only from the session and credentials that were asked", async () => {
+    const forged = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        "mcp-session-id": "lo1.not-ours.0000",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "lo-ask-00000000-0000-0000-0000-000000000000", result: {} }),
+    });
+    // Acknowledged as any answer is, and taken by nobody: no call waits for it here.
+    expect(forged.status).toBe(202);
+    expect(await forged.text()).toBe("");
+  });
+
   it("lists an upstream tool's output schema and passes its structured content through", async () => {
     const client = await connect();
     const { tools } = await client.listTools({}, { cacheMode: "refresh" } as never);

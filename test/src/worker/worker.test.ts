@@ -10,6 +10,8 @@ import { BlobWriter, TextReader, ZipWriter } from "@zip.js/zip.js";
 import { Miniflare, type RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Send, signUpAccount } from "../helpers/account";
+import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -541,5 +543,50 @@ describe("a misconfigured Worker fails loudly", () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("unavailable");
     expect(res.logs).toMatch(/at least 32 characters/);
+  });
+});
+
+describe("the parity list in workerd: the pipeline answers as the SDK's server does, on both eras", () => {
+  // The reference: the same build with every MCP request on the SDK's server, on its own database.
+  const referenceName = `${databaseName}_ref`;
+  let reference: RunningWorker | undefined;
+  const sides: { send: Send; token: string }[] = [];
+  const sendTo =
+    (mf: Miniflare): Send =>
+    (url, init) =>
+      mf.dispatchFetch(url, init as WorkerRequestInit) as unknown as Promise<Response>;
+
+  beforeAll(async () => {
+    await admin.unsafe(`create database "${referenceName}"`);
+    await migratePostgresDatabase(withDatabase(base, referenceName));
+    reference = startWorker({
+      hyperdrive: withDatabase(base, referenceName),
+      bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1", LOADOUT_MCP_FAST_LANE: "0" },
+    });
+    await reference.mf.ready;
+    for (const mf of [reference.mf, worker()]) {
+      const send = sendTo(mf);
+      const account = await signUpAccount("http://loadout.test", "parity@example.com", password, send);
+      await prepareParityAccount(account);
+      sides.push({ send, token: (await account.token(["mcp"])).secret });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await reference?.mf.dispose();
+    await admin.unsafe(`drop database if exists "${referenceName}" with (force)`);
+  });
+
+  // Remote servers need the upstream pool, which the Worker gets with issue "Workers, whole".
+  const cases = PARITY_CASES.filter((c) => !c.upstream);
+  describe.each(["modern", "legacy"] as Era[])("%s era", (era) => {
+    it.each(cases.map((c) => [c.name, c] as const))("%s", async (_, c) => {
+      const [sdk, pipeline] = sides;
+      if (!sdk || !pipeline) throw new Error("the Workers did not start");
+      const expected = await callCase(sdk.send, "http://loadout.test", sdk.token, era, c);
+      const answer = await callCase(pipeline.send, "http://loadout.test", pipeline.token, era, c);
+      expect(expected.lane).toBe("sdk");
+      expect(differences(answer, expected)).toEqual([]);
+    });
   });
 });

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { randomBase62 } from "../../auth/secrets";
+import { describeError } from "../../errors";
 import type { AppDeps, AppEnv, AppVariables } from "../env";
-import { describeError } from "../errors";
 
 // Request ids need to be unique, not secret: a random prefix per process (or isolate) and a counter.
 // The prefix is drawn on first use: Workers refuse random values in global scope.
@@ -16,7 +16,7 @@ function nextRequestId(): string {
 
 /**
  * What the request scope needs of a request and its answer: Hono's context gives it for every
- * route, and the Node host's MCP lane gives it without Hono (see entry/node-mcp-lane.ts).
+ * route, and the Node host's MCP lane gives it without Hono (see entry/node-mcp-adapter.ts).
  */
 export interface ScopedExchange {
   req: { method: string; path: string };

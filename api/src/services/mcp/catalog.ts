@@ -1,6 +1,6 @@
 import { type Database, mcpServers, memberships, skills } from "@loadout/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { isActiveInProject } from "../../domain/activation";
+import { isRowActive } from "../../domain/activation";
 import type { WorkspaceView } from "../../schemas/workspaces";
 import type { HotCaches } from "../cache/hot";
 import type { Principal } from "../context";
@@ -59,13 +59,7 @@ export async function activeItems(db: Database, session: McpSession): Promise<Ca
   for (const row of rows) {
     const workspace = byId.get(row.workspaceId);
     if (!workspace) continue;
-    if (
-      !isActiveInProject(
-        { enabled: row.enabled, scope: { mode: row.scopeMode, projects: row.scopeProjects } },
-        session.project,
-      )
-    )
-      continue;
+    if (!isRowActive(row, session.project)) continue;
     items.push({
       id: row.id,
       workspaceId: row.workspaceId,

@@ -3,7 +3,7 @@ import type { CallToolResult, DirectTool, RequestOptions, UpstreamTarget } from 
 import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "@loadout/workers";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
-import { isActiveInProject } from "../../domain/activation";
+import { inactiveBecause, isRowActive } from "../../domain/activation";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import { textProblem } from "../../domain/text";
 import { AppError } from "../../errors";
@@ -58,11 +58,7 @@ export interface SingleServer {
   slug: string;
 }
 
-const active = (server: ServerRow, project: string | null) =>
-  isActiveInProject(
-    { enabled: server.enabled, scope: { mode: server.scopeMode, projects: server.scopeProjects } },
-    project,
-  );
+const active = (server: ServerRow, project: string | null) => isRowActive(server, project);
 
 /**
  * The annotations clients see: the upstream's where it gave them, and otherwise the cautious
@@ -84,7 +80,10 @@ const flag = (given: Record<string, unknown>, key: string, fallback: boolean): b
 
 /** Why a tool may not be served to this session now, or null: the checks of the catalog and of dispatch. */
 export function withheldBecause(server: ServerRow, tool: ServerToolRow, session: McpSession): string | null {
-  if (!active(server, session.project) || !tool.enabled) return "not active for this session";
+  const serverInactive = inactiveBecause(server, session.project);
+  if (serverInactive) return `not active for this session: its server ${server.slug} ${serverInactive}`;
+  if (!tool.enabled)
+    return `not active for this session: it is switched off (switch it on under ${server.slug}'s tools in the Loadout console)`;
   if (tool.approvedHash === null) return "not approved yet: review it in the Loadout console";
   if (tool.approvedHash !== tool.hash)
     return "its definition changed since it was approved: review the change in the Loadout console";
@@ -449,8 +448,8 @@ function dispatchRefusal(
 }
 
 /**
- * callProxiedTool on a warm route (see mcp/warm-calls.ts): the same checks at dispatch, then the
- * pool's prepared call where it still holds, else the pool as usual. One promise deep, where the
+ * callProxiedTool with the pool's prepared call a session memo holds (see session-memo.ts): the same
+ * checks at dispatch, then the prepared call where it still holds, else the pool as usual. One promise deep, where the
  * usual path nests four: on a warm call each level cost the answer's way back a few microseconds.
  */
 export function callPrepared(
@@ -465,7 +464,16 @@ export function callPrepared(
 ): Promise<CallToolResult> {
   const refused = dispatchRefusal(found, name, session, args);
   if (refused) return Promise.resolve(refused);
-  if (!direct?.current || found.server.status === "failed") return forward(db, session, deps, found, args, options);
+  // The prepared call carries only cancellation: a call that streams (progress, log messages) or
+  // carries the client's capabilities or input rounds goes through the pool.
+  const streams =
+    options.onProgress ||
+    options.onNotification ||
+    options.logLevel ||
+    options.clientCapabilities ||
+    options.inputRequired;
+  if (!direct?.current || found.server.status === "failed" || streams)
+    return forward(db, session, deps, found, args, options);
   return direct
     .call(args, {
       planSafeActions: session.mode === "agent" ? null : found.tool.planSafeActions,

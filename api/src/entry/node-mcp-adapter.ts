@@ -8,7 +8,7 @@ import type { AppVariables } from "../http/env";
 import { errorReply } from "../http/errors";
 import { tooLarge } from "../http/middleware/json-body";
 import type { ScopedExchange } from "../http/middleware/request-context";
-import type { McpBody, McpContext, McpReply } from "../mcp/endpoint";
+import type { McpBody, McpContext, McpReply } from "../mcp/exchange";
 
 /** `/mcp`, `/mcp/e/{endpoint}` and `/mcp/s/{ws}/{slug}`, spelled plainly (anything encoded goes to Hono). */
 const MCP_PATH = /^\/mcp(?:\/e\/([\w.~-]+)|\/s\/([\w.~-]+)\/([\w.~-]+))?$/;
@@ -172,7 +172,11 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
     try {
       await parts.scope(this, async () => {
         try {
-          this.reply = await parts.serve(this, this, endpointId ?? null, ws && slug ? { ws, slug } : null);
+          this.reply = await parts.serve({
+            c: this,
+            io: this,
+            target: { endpointId: endpointId ?? null, single: ws && slug ? { ws, slug } : null },
+          });
         } catch (error) {
           // In JSON-RPC, as Hono's onError answers on these paths: an MCP client reads no REST body.
           const failed = errorReply(error, this.vars.requestId, this.vars.deps?.logger);

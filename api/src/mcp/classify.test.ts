@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppError, INTERNAL_MESSAGE } from "../errors";
-import { memoryLogger } from "../logger";
-import { answerWithResult, fastLaneCall, fastLaneResultJson, toolError } from "./fast-lane";
+import { plainCall } from "./classify";
+import { answerWithResult, modernResultJson } from "./encode";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -24,13 +23,13 @@ const BODY = {
 
 function qualify(change: { headers?: Record<string, string | undefined>; body?: unknown; method?: string } = {}) {
   const headers = { ...HEADERS, ...change.headers };
-  return fastLaneCall(change.method ?? "POST", (name) => headers[name], change.body ?? BODY);
+  return plainCall(change.method ?? "POST", (name) => headers[name], change.body ?? BODY);
 }
 
 const withParams = (params: Record<string, unknown>) => ({ ...BODY, params: { ...BODY.params, ...params } });
 const withMeta = (meta: Record<string, unknown>) => withParams({ _meta: { ...META, ...meta } });
 
-describe("fastLaneCall", () => {
+describe("plainCall", () => {
   it("takes the plainest 2026-07-28 tools/call", () => {
     expect(qualify()).toEqual({
       id: 1,
@@ -85,7 +84,7 @@ describe("fastLaneCall", () => {
   });
 });
 
-describe("fastLaneCall from a 2025-era client", () => {
+describe("plainCall from a 2025-era client", () => {
   const LEGACY_HEADERS = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -93,7 +92,7 @@ describe("fastLaneCall from a 2025-era client", () => {
   };
   const LEGACY_BODY = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "skills", arguments: {} } };
   const legacy = (headers: Record<string, string | undefined> = {}, body: unknown = LEGACY_BODY) =>
-    fastLaneCall("POST", (name) => ({ ...LEGACY_HEADERS, ...headers })[name as keyof typeof LEGACY_HEADERS], body);
+    plainCall("POST", (name) => ({ ...LEGACY_HEADERS, ...headers })[name as keyof typeof LEGACY_HEADERS], body);
 
   it("takes a plain call after the handshake, with or without Loadout's session id", () => {
     expect(legacy()).toEqual({ id: 4, name: "skills", args: {}, clientCapabilities: {}, era: "legacy" });
@@ -120,10 +119,10 @@ describe("fastLaneCall from a 2025-era client", () => {
   });
 });
 
-describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the endpoint writes it)", () => {
+describe("a fast-lane answer (answerWithResult around modernResultJson, as the endpoint writes it)", () => {
   const SERVER = { name: "loadout", title: "Loadout", version: "0.1.0" };
-  const fastLaneAnswer = (id: string | number, result: Parameters<typeof fastLaneResultJson>[0], server = SERVER) =>
-    answerWithResult(id, fastLaneResultJson(result, server));
+  const fastLaneAnswer = (id: string | number, result: Parameters<typeof modernResultJson>[0], server = SERVER) =>
+    answerWithResult(id, modernResultJson(result, server));
 
   it("adds resultType and the server's identity, as the SDK encodes a 2026-07-28 result", () => {
     const answer = JSON.parse(fastLaneAnswer(7, { content: [{ type: "text", text: "hi" }] }, SERVER));
@@ -145,7 +144,7 @@ describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the
     ["integer-like keys, which encode first", { content: [], "7": "seven", x: 1 }],
   ])("encodes %s byte for byte as a copy with resultType and _meta added would", (_, result) => {
     const copy = { ...result, resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER } };
-    expect(fastLaneResultJson(result, SERVER)).toBe(JSON.stringify(copy));
+    expect(modernResultJson(result, SERVER)).toBe(JSON.stringify(copy));
   });
 
   it("keeps the result's own _meta entries, and a serverInfo already there", () => {
@@ -164,18 +163,5 @@ describe("a fast-lane answer (answerWithResult around fastLaneResultJson, as the
     expect(withText.result.content).toEqual([{ type: "text", text: "t" }]);
     const object = JSON.parse(fastLaneAnswer(1, { content: [], structuredContent: { a: 1 } }, SERVER));
     expect(object.result.content).toEqual([]);
-  });
-
-  it("reports an AppError with its message, and anything else without its detail, which goes to the log", () => {
-    const logger = memoryLogger();
-    const ctx = { requestId: "req_1", logger };
-    expect(toolError(new AppError("not_found", "Skill x was not found."), ctx)).toEqual({
-      content: [{ type: "text", text: "Skill x was not found." }],
-      isError: true,
-    });
-    const leaked = toolError(new Error('Failed query: insert into "skills" params: skl_1,\u0000'), ctx);
-    expect(leaked.isError).toBe(true);
-    expect(leaked.content[0]?.text).toBe(`${INTERNAL_MESSAGE} (request id req_1)`);
-    expect(logger.entries).toEqual([expect.objectContaining({ level: "error", requestId: "req_1" })]);
   });
 });

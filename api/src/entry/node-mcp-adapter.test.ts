@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { McpServe } from "../mcp/endpoint";
+import type { McpServe } from "../mcp/pipeline";
 import { createTestApp, type TestApp, TestUser } from "../testing";
-import { nodeMcpLane } from "./node-mcp-lane";
+import { nodeMcpLane } from "./node-mcp-adapter";
 
 /**
  * The lane alone, with nothing behind it: what it takes is answered by the app's endpoint, and

@@ -1,0 +1,632 @@
+import { UpstreamRpcError } from "@loadout/workers";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { outcomeOfToolResult } from "../domain/activity/outcomes";
+import { instructionsBlock } from "../domain/instructions";
+import { projectFromRoots } from "../domain/roots";
+import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
+import { AppError, describeError } from "../errors";
+import { bearerKey, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import type { ActionContext, Principal } from "../services/context";
+import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
+import { PendingAnswers } from "../services/mcp/pending-answers";
+import {
+  findProxiedTool,
+  findSingleServer,
+  lookupWorkspaces,
+  type ProxiedCallOptions,
+  type ProxiedTool,
+  presentFound,
+  proxiedCatalog,
+  relayRequest,
+  upstreamCapabilities,
+} from "../services/mcp/proxied";
+import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/session";
+import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
+import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
+import { builtInTools } from "./builtin-tools";
+import { type PlainCall, plainCall, plainListing } from "./classify";
+import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
+import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
+import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
+import { answersIn, ClientAnswerError, type LegacyStream, legacyCallStream, MAX_INPUT_ROUNDS } from "./legacy-input";
+import { legacySessions } from "./legacy-session";
+import { clientOf, logCall, noteClient } from "./record";
+import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
+import { buildRelayServer, type RelayOptions } from "./relay-server";
+import { errorResult, failure, type ToolResult } from "./results";
+import { buildMcpServer, SERVER_INFO, type ServerOptions, type ToolOutcome } from "./server";
+import { readSessionInputs } from "./session-inputs";
+
+/** MCP requests are small JSON-RPC messages; skill_edit with files is the largest. */
+const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+const utf8 = new TextDecoder();
+/** ChatGPT's connector names itself so (clientInfo or User-Agent); it only calls search and fetch. */
+const CHATGPT = /openai|chatgpt/i;
+const BUILT_IN: readonly string[] = BUILT_IN_TOOL_NAMES;
+
+/** Serves one MCP request: what every host hands its MCP requests to. */
+export type McpServe = (exchange: McpExchange) => Promise<McpReply>;
+
+/** What the SDK's per-request server is built from (see createMcpHandler below). */
+interface PerRequest {
+  ctx: ActionContext;
+  session: McpSession;
+  options: ServerOptions;
+  /** A single-server URL's request: served by the relay (see relay-server.ts). */
+  relay?: RelayOptions;
+}
+
+/**
+ * Whether a 2026-07-28 client's call goes upstream with its capabilities, so that the upstream's
+ * input requests pass through to it (and the pipeline leaves the call to the SDK, which can carry
+ * them). A single-server URL forwards whatever the client declared. On `/mcp`, elicitation and
+ * sampling: roots, which most clients declare, stay Loadout's own question (the session's project),
+ * so those clients' calls are still answered by the pipeline; an upstream that needs them answers
+ * "needs input".
+ */
+function canBeAsked(capabilities: Record<string, unknown> | undefined, single: boolean): boolean {
+  if (!capabilities) return false;
+  if (single) return Object.keys(capabilities).length > 0;
+  return Boolean(capabilities.elicitation || capabilities.sampling);
+}
+
+/**
+ * The MCP pipeline, one for every host (the Hono route, the Node adapter, the Worker): guards →
+ * session inputs → the session (memoised on those inputs' key) → the body → the registry's tool →
+ * the answer, written here for a plain request or by the SDK's stateless handler with the same
+ * registry → the call recorded, after the answer.
+ */
+export function mcpPipeline(
+  serverDeps: ServerDeps,
+  signingKey: Uint8Array,
+  // The answers 2025-era clients owe to input requests Loadout sent them (see legacy-input.ts).
+  pending: PendingAnswers = new PendingAnswers(),
+): McpServe {
+  const sessions = legacySessions(signingKey);
+  // Where nothing is cached (no change feed: Workers), nothing is memoised either.
+  const memo = serverDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(serverDeps.hot) : null;
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const per = authInfo?.extra?.loadout as PerRequest | undefined;
+      if (!per) throw new Error("MCP request without Loadout's context");
+      return per.relay ? buildRelayServer(per.relay) : buildMcpServer(per.ctx, per.session, per.options);
+    },
+    { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT },
+  );
+
+  /**
+   * Keeps an upstream tool a plain call looked up now, for the session's next calls, with the pool's
+   * prepared call made from the target this call just used once its (cached) promise settles:
+   * nothing here waits.
+   */
+  function keepTool(
+    remembered: Remembered<DecidedSession, LoadoutTool>,
+    proxied: ProxiedTool,
+    sequence: number | undefined,
+  ): void {
+    if (!memo) return;
+    const { server } = proxied;
+    const single = Boolean(remembered.session.single);
+    const workspaces = lookupWorkspaces(remembered.session.session, remembered.session.single);
+    const keep = (target: Parameters<NonNullable<ServerDeps["pool"]>["directTool"]>[0] | null) => {
+      const direct = target && serverDeps.pool ? serverDeps.pool.directTool(target, proxied.tool.name) : null;
+      memo.keepTool(
+        remembered,
+        proxied.name,
+        sequence,
+        workspaces,
+        upstreamTool(proxied, serverDeps, { relayErrors: single, direct }),
+        direct,
+      );
+    };
+    if (!serverDeps.pool || server.status === "failed") keep(null);
+    else
+      openedTarget(server, serverDeps.box).then(keep, () => {
+        // The call just failed to open it and said so: nothing is kept.
+      });
+  }
+
+  return async function handleMcp({ c, io, target }: McpExchange): Promise<McpReply> {
+    const deps = c.get("deps");
+    const requestId = c.get("requestId");
+    const now = c.get("now");
+    const secret = bearerOf(c.req.header("authorization"));
+    // Taken before anything is read: a decision is kept only if nothing was heard of since.
+    const sequence = serverDeps.hot.live?.sequence;
+    const cacheKey = secret && sequence !== undefined ? bearerKey(secret) : undefined;
+
+    // Guards: the Host and Origin, then the token.
+    const inputs = readSessionInputs(c, cacheKey ?? "");
+    const origin = originOf(deps, inputs);
+    const refused = refusedHost(deps, inputs, origin);
+    if (refused) return rpcError(requestId, refused);
+    if (!secret) return rpcError(requestId, missingToken(origin, target));
+
+    // The session: the one decided before from the same inputs, while it holds, or decided now.
+    const key = memo && cacheKey ? sessionKey(inputs) : null;
+    let remembered = key && cacheKey ? memo?.find(key, cacheKey, now) : undefined;
+    let decided: DecidedSession;
+    // Whether nothing was decided for this request: its session and its tool were memoised.
+    let warm = Boolean(remembered);
+    if (remembered) {
+      decided = remembered.session;
+      c.set("principal", decided.session.principal);
+    } else {
+      const resolved: ResolvedBearer | AppError = await authenticate(
+        c.get("db"),
+        serverDeps.hot,
+        secret,
+        cacheKey,
+        now,
+        origin,
+        inputs,
+        target,
+      );
+      if (resolved instanceof AppError) return rpcError(requestId, resolved);
+      c.set("principal", resolved.principal);
+      if (resolved.after) {
+        const after = resolved.after;
+        c.get("defer")(() => after(c.get("db")));
+      }
+      try {
+        decided = await decideSession(c.get("db"), serverDeps.hot, resolved, inputs, target);
+      } catch (error) {
+        if (error instanceof AppError) return rpcError(requestId, error);
+        throw error;
+      }
+      if (key && cacheKey) remembered = memo?.keep(key, cacheKey, sequence, now, decided, resolved.principal);
+    }
+    const { single, endpoint } = decided;
+    const principal = decided.session.principal;
+
+    // A 2026-07-28 call names its tool in a header: an upstream tool's lookup starts while the body
+    // arrives, and is used only if the body names the same tool (the plain path requires that anyway).
+    const named =
+      c.req.method === "POST" && c.req.header("mcp-method") === "tools/call"
+        ? c.req.header("mcp-name")?.trim()
+        : undefined;
+    const early =
+      named && (single || !BUILT_IN.includes(named)) && !(remembered && memo?.tool(remembered, named))
+        ? { name: named, found: findProxiedTool(c.get("db"), serverDeps, decided.session, named, single ?? undefined) }
+        : undefined;
+    // Awaited below when the body agrees; a failure is then thrown there, not left unhandled here.
+    if (early?.found instanceof Promise) early.found.catch(() => {});
+
+    // The body.
+    let body: unknown;
+    if (c.req.method === "POST") {
+      let bytes: Uint8Array;
+      try {
+        bytes = await io.read(MCP_BODY_LIMIT);
+      } catch (error) {
+        if (error instanceof AppError) return rpcError(requestId, error);
+        throw error;
+      }
+      try {
+        body = JSON.parse(utf8.decode(bytes));
+      } catch {
+        return jsonReply(
+          400,
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32700, message: "Parse error: the body is not JSON." },
+          }),
+        );
+      }
+    }
+    const rpc = body as { method?: unknown; params?: Record<string, unknown> } | undefined;
+    const method = rpc?.method;
+    const params = rpc?.params;
+    const rpcMeta = params?._meta as Record<string, unknown> | undefined;
+    const capabilities = rpcMeta?.["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown> | undefined;
+    const ctx = callContext(c, principal);
+
+    // A 2025-era client's answer to an input request Loadout sent it during a call: handed to the
+    // call, which is waiting for it (see legacy-input.ts), and acknowledged as the SDK would.
+    const sessionId = c.req.header("mcp-session-id");
+    const answers = sessionId ? answersIn(body) : null;
+    if (answers && sessionId) {
+      const owner = ownerOf(sessionId, principal);
+      for (const answer of answers) pending.deliver(owner, answer);
+      return { status: 202, headers: {}, payload: "" };
+    }
+
+    // The third source of a project: the client's MCP roots. A 2026-07-28 client that declares the
+    // roots capability is asked for them (an input-required answer to its tools/call) when nothing
+    // else named a project and the user has items scoped to projects; its retry carries them.
+    let session = decided.session;
+    let askRoots = false;
+    if (
+      decided.rootsMayName &&
+      method === "tools/call" &&
+      rpcMeta?.["io.modelcontextprotocol/protocolVersion"] &&
+      capabilities?.roots
+    ) {
+      const fromRoots = projectFromRoots(params?.inputResponses);
+      if (fromRoots !== undefined) session = { ...session, project: fromRoots };
+      else
+        askRoots = await hasProjectScopedItems(
+          ctx.db,
+          session.workspaces.map((w) => w.id),
+          serverDeps.hot,
+        );
+    }
+    // What this session memoises holds for it only as decided (a project from roots is this call's).
+    const memoised = remembered && session === decided.session ? remembered : undefined;
+    if (!memoised) warm = false;
+
+    // The client: named per request on 2026-07-28; a 2025-era client in initialize only, and
+    // afterwards by the session id Loadout gave it.
+    const handshake =
+      sessionId && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? sessions.decode(sessionId) : null;
+    const client = clientOf(body) ?? (handshake ? { ...handshake, era: "legacy" as const } : null);
+    const searchFetch =
+      Boolean(endpoint?.searchFetch) ||
+      CHATGPT.test(client?.name ?? "") ||
+      CHATGPT.test(c.req.header("user-agent") ?? "");
+    if (client) noteClient(c, ctx, client, session, endpoint?.id ?? null);
+
+    // The registry's tools for this request: the built-ins this session is offered and, for a
+    // listing, the upstream catalog; for a call, the one tool it names (an upstream's looked up, with
+    // every check made again at dispatch); none for the extension's requests.
+    const builtIns = single ? [] : builtInTools(session, searchFetch);
+    let tools: LoadoutTool[] = builtIns;
+    let catalog: ProxiedTool[] | undefined;
+    let called: LoadoutTool | undefined;
+    if (method === "tools/list") {
+      catalog = await proxiedCatalog(
+        ctx.db,
+        session,
+        serverDeps,
+        deps.logger,
+        now,
+        single ?? undefined,
+        c.get("defer"),
+      );
+    } else if (method === "tools/call" && typeof params?.name === "string") {
+      const name = params.name;
+      called = builtIns.find((t) => t.name === name);
+      if (!called && (single || !BUILT_IN.includes(name))) {
+        called = memoised ? memo?.tool(memoised, name)?.tool : undefined;
+        if (!called) {
+          warm = false;
+          const found = await (early?.name === name
+            ? early.found
+            : findProxiedTool(ctx.db, serverDeps, session, name, single ?? undefined));
+          if (found) {
+            const proxied = presentFound(found, session, Boolean(single));
+            called = upstreamTool(proxied, serverDeps, { relayErrors: Boolean(single) });
+            if (memoised) keepTool(memoised, proxied, sequence);
+          }
+        }
+      }
+      tools = called ? [called] : [];
+    } else if (typeof method === "string" && /^(skills\/|resources\/)/.test(method)) tools = [];
+
+    let toolOutcome: ToolOutcome | undefined;
+    // An upstream's input requests reach only a 2026-07-28 client that can answer them.
+    const passInputRequests = client?.era === "modern" && canBeAsked(capabilities, Boolean(single));
+    const started = performance.now();
+    let response: McpReply | undefined;
+    const lane = deps.mcpFastLane !== false;
+
+    // A 2025-era client that declared what an upstream may ask of it (in its signed session id): an
+    // upstream tool's call is answered on a stream that carries the upstream's requests to it.
+    const askable =
+      client?.era === "legacy" && sessionId && handshake?.capabilities
+        ? askableFor(handshake.capabilities, Boolean(single))
+        : undefined;
+    if (method === "tools/call" && called?.proxied && askable && sessionId) {
+      const tool = called;
+      const id = (body as { id?: string | number }).id ?? null;
+      const token = (params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      const args = params?.arguments as Record<string, unknown> | undefined;
+      response = legacyCallStream(pending, ownerOf(sessionId, principal), io.signal(), async (stream) => {
+        const answer = await askedCall(
+          tool,
+          args,
+          { ctx, session, origin, single: Boolean(single) },
+          stream,
+          askable,
+          token,
+        );
+        toolOutcome = answer.outcome;
+        return answerMessage(id, answer.result);
+      });
+    }
+
+    // A plain call the pipeline answers itself. A 2025 client on a single-server URL hears the
+    // upstream's log messages during a call, which only the SDK's stream carries (2026-07-28
+    // clients ask for them in the envelope, which is not plain).
+    const plain = lane && !askRoots ? plainCall(c.req.method, (name) => c.req.header(name), body) : null;
+    const call = plain && !(plain.era === "legacy" && single) ? plain : null;
+    if (!response && call && called?.name === call.name && answersItself(called, passInputRequests)) {
+      const answer = await runPlain(call, called, ctx, session, origin, io);
+      if (answer) {
+        c.set("lane", warm ? "warm" : "fast");
+        toolOutcome = answer.outcome;
+        response = answer.reply;
+      }
+    }
+
+    // A listing with upstream tools, answered before for this catalog (the cached array) and the
+    // same built-ins: the SDK's answer again, with this request's id.
+    const listing = lane && catalog?.length ? plainListing(c.req.method, (name) => c.req.header(name), body) : null;
+    const listingKey = String(searchFetch);
+    const rememberedListing = listing && catalog ? listingAnswers.get(catalog)?.get(listingKey) : undefined;
+    if (listing && rememberedListing) {
+      c.set("lane", warm ? "warm" : "fast");
+      response = jsonReply(200, answerWithResult(listing.id, rememberedListing));
+    }
+
+    if (!response) {
+      // The SDK's path: its per-request server with the same registry (see buildMcpServer), or for
+      // a single-server URL the relay (see relay-server.ts).
+      const report = (outcome: ToolOutcome) => {
+        toolOutcome = outcome;
+      };
+      const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
+      const relay: RelayOptions | undefined = single
+        ? {
+            upstreamCapabilities:
+              // A listing needs none; a call's log messages need logging declared.
+              singleRow && method !== "tools/list" ? await upstreamCapabilities(session, serverDeps, singleRow) : {},
+            tools: catalog ? catalog.map((t) => upstreamTool(t, serverDeps, { relayErrors: true })) : tools,
+            askRoots,
+            passInputRequests,
+            report,
+            onInternal: (error) =>
+              ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
+            call: (tool, args, extra) =>
+              tool.run({ ctx, session, origin, shared: false, upstream: extra }, args) as never,
+            relay: (relayed, relayParams, extra) => {
+              if (!singleRow) throw new AppError("not_found", `Server "${single.slug}" was not found.`);
+              return relayRequest(ctx.db, session, serverDeps, singleRow, relayed, relayParams, { now, ...extra });
+            },
+          }
+        : undefined;
+      // The instructions are only read by the handshake; other requests skip the catalog query.
+      const instructions =
+        (method === "initialize" || method === "server/discover") && !single
+          ? instructionsBlock(
+              (await activeItems(ctx.db, session)).map((i) => ({
+                address: i.address,
+                kind: i.kind,
+                description: i.description,
+              })),
+            )
+          : null;
+      const per: PerRequest = {
+        ...(relay ? { relay } : {}),
+        ctx,
+        session,
+        options: {
+          instructions,
+          origin,
+          tools,
+          ...(catalog?.length ? { listing: catalog.map((t) => t.definition) } : {}),
+          extension: method !== "tools/call",
+          askRoots,
+          passInputRequests,
+          report,
+        },
+      };
+      response = await handler.fetch(io.web(), {
+        parsedBody: body,
+        authInfo: {
+          token: "loadout",
+          clientId: principal.kind === "token" ? principal.tokenId : principal.userId,
+          scopes: [...principal.scopes],
+          extra: { loadout: per },
+        },
+      });
+      if (listing && catalog && isWebReply(response) && response.status === 200)
+        await rememberListing(response, catalog, listingKey);
+    }
+    if (method === "initialize" && client?.era === "legacy" && isWebReply(response) && response.status === 200)
+      response = withSessionId(response, sessions.encode(client));
+    logCall(c, ctx, body, response, {
+      session,
+      client,
+      endpointId: endpoint?.id ?? null,
+      server: called?.proxied?.server ?? null,
+      outcome: () => toolOutcome,
+      started,
+    });
+    return response;
+  };
+}
+
+/**
+ * Whether the pipeline may answer a call to this tool itself: not when an upstream could ask the
+ * client for input (only the SDK's path carries input rounds) or its schema asks for arguments
+ * mirrored in headers (the SDK checks those).
+ */
+function answersItself(tool: LoadoutTool, passInputRequests: boolean): boolean {
+  if (!tool.proxied) return true;
+  return !passInputRequests && !declaresMcpHeaders(tool.proxied);
+}
+
+/**
+ * A plain call run and answered as the SDK's server would: null (before anything ran) when the
+ * tool's schema refuses the arguments, so that the SDK's path writes that error in its own words.
+ */
+async function runPlain(
+  call: PlainCall,
+  tool: LoadoutTool,
+  ctx: ActionContext,
+  session: McpSession,
+  origin: string,
+  io: McpExchange["io"],
+): Promise<{ reply: McpReply; outcome: ToolOutcome } | null> {
+  const input = parsedInput(tool, call.args);
+  if (!input) return null;
+  // Loadout's own results may be shared between calls (see callSkillsTool); an upstream's is new each time.
+  const shared = !tool.proxied;
+  let result: ToolResult;
+  try {
+    result = (await tool.run({ ctx, session, origin, shared, upstream: giveUpWith(io) }, input.value)) as ToolResult;
+  } catch (error) {
+    // An upstream's own error, on a URL that relays it as such.
+    if (error instanceof UpstreamRpcError) return { reply: rpcErrorReply(call, error), outcome: "tool_error" };
+    result = errorResult(error, ctx);
+  }
+  return {
+    reply: laneReply(call, answerWithResult(call.id, resultJson(call, result, SERVER_INFO, shared))),
+    outcome: outcomeOfToolResult(result),
+  };
+}
+
+/** Who may answer a request Loadout sent during a call: the same session, with the same credentials. */
+function ownerOf(sessionId: string, principal: Principal): string {
+  const who =
+    principal.kind === "token" ? principal.tokenId : principal.kind === "oauth" ? principal.grantId : principal.userId;
+  return `${sessionId}\u0000${principal.kind}\u0000${who}`;
+}
+
+/**
+ * What of a 2025 client's declared capabilities goes upstream: on a single-server URL all it
+ * declared; on `/mcp`, elicitation and sampling (roots stay Loadout's own question there, as for
+ * 2026-07-28 clients, see canBeAsked). Undefined when nothing is left to ask for.
+ */
+function askableFor(
+  declared: Record<string, Record<string, unknown>>,
+  single: boolean,
+): Record<string, Record<string, unknown>> | undefined {
+  const kept = Object.fromEntries(
+    Object.entries(declared).filter(([name]) => single || name === "elicitation" || name === "sampling"),
+  );
+  return Object.keys(kept).length ? kept : undefined;
+}
+
+/** A JSON-RPC answer as a 2025 client reads it: a tool result, or an upstream's own error. */
+function answerMessage(id: string | number | null, result: ToolResult | UpstreamRpcError): string {
+  if (!(result instanceof UpstreamRpcError)) return answerWithResult(id ?? 0, legacyResultJson(result));
+  const { code, message, data } = result;
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } });
+}
+
+/**
+ * An upstream tool's call for a 2025-era client that can be asked for input: each `input_required`
+ * round's requests go to the client on the call's stream, and the call is retried upstream with its
+ * answers, up to MAX_INPUT_ROUNDS. Progress and, on a single-server URL, the upstream's log
+ * messages go on the same stream.
+ */
+async function askedCall(
+  tool: LoadoutTool,
+  args: Record<string, unknown> | undefined,
+  run: { ctx: ActionContext; session: McpSession; origin: string; single: boolean },
+  stream: LegacyStream,
+  capabilities: Record<string, Record<string, unknown>>,
+  progressToken: string | number | undefined,
+): Promise<{ result: ToolResult | UpstreamRpcError; outcome: ToolOutcome }> {
+  const { ctx } = run;
+  let rounds: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
+  for (let round = 0; ; round++) {
+    let result: ToolResult & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
+    try {
+      result = (await tool.run(
+        {
+          ctx,
+          session: run.session,
+          origin: run.origin,
+          shared: false,
+          upstream: {
+            signal: stream.signal,
+            clientCapabilities: capabilities,
+            inputRequired: rounds,
+            ...(run.single
+              ? {
+                  logLevel: "debug",
+                  onNotification: (n) => {
+                    if (n.method === "notifications/message")
+                      stream.notify({ method: n.method, params: n.params ?? {} });
+                  },
+                }
+              : {}),
+            ...(progressToken !== undefined
+              ? {
+                  onProgress: (progress) =>
+                    stream.notify({ method: "notifications/progress", params: { progressToken, ...progress } }),
+                }
+              : {}),
+          },
+        },
+        args,
+      )) as typeof result;
+    } catch (error) {
+      if (error instanceof UpstreamRpcError) return { result: error, outcome: "tool_error" };
+      result = errorResult(error, ctx);
+    }
+    if (result.resultType !== "input_required") {
+      const { resultType: _, ...complete } = result;
+      return { result: complete, outcome: outcomeOfToolResult(complete) };
+    }
+    if (round >= MAX_INPUT_ROUNDS) {
+      const refused = failure(
+        `${tool.name} asked for input more than ${MAX_INPUT_ROUNDS} times; the call was given up.`,
+      );
+      return { result: refused, outcome: "tool_error" };
+    }
+    const inputResponses: Record<string, unknown> = {};
+    try {
+      for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+        const { method, params } = request as { method: string; params?: Record<string, unknown> };
+        inputResponses[key] = await stream.ask(method, params);
+      }
+    } catch (error) {
+      const why =
+        error instanceof ClientAnswerError ? `the client answered ${error.message}` : (error as Error).message;
+      return { result: failure(`${tool.name} needed input the client did not give: ${why}`), outcome: "tool_error" };
+    }
+    rounds = { inputResponses, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
+  }
+}
+
+/**
+ * How a proxied call hears that its client left: the host's listener where it has one (the Node
+ * adapter), else the request's signal.
+ */
+function giveUpWith(io: McpExchange["io"]): Omit<ProxiedCallOptions, "now"> {
+  return io.whenGone ? { whenGone: (listener) => io.whenGone?.(listener) } : { signal: io.signal() };
+}
+
+/** The SDK's answer to a 2025 initialize, with the session id that carries the handshake (see legacy-session.ts). */
+function withSessionId(response: Response, id: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set("mcp-session-id", id);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * tools/list answers (their results, serialized) by cached catalog: the catalog cache hands out
+ * the same array until one of its workspaces' catalogs changes, so an answer lives exactly as long
+ * as the listing it was made from. Keyed within by what else shapes the built-ins (search/fetch).
+ */
+const listingAnswers = new WeakMap<object, Map<string, string>>();
+
+async function rememberListing(response: Response, catalog: ProxiedTool[], key: string): Promise<void> {
+  if (!contentTypeOf(response).startsWith("application/json")) return;
+  const answer = (await response.clone().json()) as { result?: unknown };
+  if (!answer.result) return;
+  const byBuiltIns = listingAnswers.get(catalog) ?? new Map<string, string>();
+  byBuiltIns.set(key, JSON.stringify(answer.result));
+  listingAnswers.set(catalog, byBuiltIns);
+}
+
+/** Whether an upstream tool's input schema asks for arguments mirrored in headers (the SDK checks those). */
+const mirrorsHeaders = new WeakMap<object, boolean>();
+function declaresMcpHeaders(tool: ProxiedTool): boolean {
+  let declares = mirrorsHeaders.get(tool.tool);
+  if (declares === undefined) {
+    declares = JSON.stringify(tool.tool.inputSchema).includes("x-mcp-header");
+    mirrorsHeaders.set(tool.tool, declares);
+  }
+  return declares;
+}
+
+/** The actions' context for an MCP request; the logger takes what an error result may not say. */
+function callContext(c: McpExchange["c"], principal: Principal): ActionContext {
+  return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now"), logger: c.get("deps").logger };
+}

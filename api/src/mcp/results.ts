@@ -1,0 +1,32 @@
+import { AppError, describeError, publicError } from "../errors";
+import type { ActionContext } from "../services/context";
+
+/** A tool's result as Loadout's own tools give it: text, with structured content where there is some. */
+export type ToolResult = {
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+export const textResult = (value: string, structured?: Record<string, unknown>): ToolResult => ({
+  content: [{ type: "text", text: value }],
+  ...(structured ? { structuredContent: structured } : {}),
+});
+
+/** A refusal the user can act on: what was wrong, as a tool error result. */
+export const failure = (message: string): ToolResult => ({ content: [{ type: "text", text: message }], isError: true });
+
+/**
+ * A thrown error as a tool result, the one way every tool writes it. An `AppError` says what was
+ * wrong (with its details, one line each); anything else (a driver error quoting SQL and
+ * parameters, a bug) says only that it failed, with the request id, and its detail goes to the log.
+ */
+export function errorResult(error: unknown, ctx: Pick<ActionContext, "requestId" | "logger">): ToolResult {
+  if (error instanceof AppError) {
+    const details = error.details?.map((d) => `- ${d.path}${d.line ? ` line ${d.line}` : ""}: ${d.message}`).join("\n");
+    return failure(details ? `${error.message}\n${details}` : error.message);
+  }
+  ctx.logger?.log("error", "tool call failed", { requestId: ctx.requestId, error: describeError(error) });
+  const shown = publicError(error);
+  return failure(`${shown.message} (request id ${ctx.requestId})`);
+}
