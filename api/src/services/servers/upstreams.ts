@@ -82,8 +82,12 @@ export function upstreamPost(
 /** An error message fit to store and show: at most 500 characters, with no header value in it. */
 export function safeMessage(error: unknown, target: UpstreamTarget): string {
   let message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-  for (const value of Object.values(target.headers))
+  for (const value of Object.values(target.headers)) {
     if (value.length >= 8) message = message.split(value).join("[secret]");
+    // A bearer (an OAuth connection's, or one pasted as a header) may be quoted without its scheme.
+    const token = /^Bearer\s+(\S{8,})$/i.exec(value)?.[1];
+    if (token) message = message.split(token).join("[secret]");
+  }
   for (const value of urlSecretValues(target.url)) message = message.split(value).join("[secret]");
   return message;
 }
