@@ -16,6 +16,7 @@ import { registerMcpSettings } from "./http/routes/mcp-settings";
 import { registerMe } from "./http/routes/me";
 import { registerOAuthConsent } from "./http/routes/oauth";
 import { registerProjects } from "./http/routes/projects";
+import { registerServerConnections } from "./http/routes/server-connections";
 import { registerServers } from "./http/routes/servers";
 import { registerSkills } from "./http/routes/skills";
 import { registerTeams } from "./http/routes/teams";
@@ -25,6 +26,8 @@ import { createServerDeps } from "./http/server-deps";
 import { registerMcp } from "./mcp/endpoint";
 import type { McpServe } from "./mcp/pipeline";
 import { registerOAuth } from "./oauth/routes";
+import { registerUpstreamOAuth } from "./oauth/upstream-routes";
+import { resealUpstreamOAuthSecrets } from "./services/servers/oauth/reseal";
 import { resealServerSecrets } from "./services/servers/reseal";
 
 export type { AppDeps, DatabaseProvider } from "./http/env";
@@ -81,12 +84,14 @@ export function createApp(deps: AppDeps) {
   registerProjects(app);
   const serverDeps = createServerDeps(deps);
   registerServers(app, serverDeps);
+  registerServerConnections(app, serverDeps);
   registerTeams(app, serverDeps);
   registerActivity(app);
   registerMcpSettings(app);
   registerDevices(app);
   const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"), deps.pendingAnswers);
   registerOAuth(app);
+  registerUpstreamOAuth(app, serverDeps);
   registerOAuthConsent(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -140,7 +145,9 @@ export function createApp(deps: AppDeps) {
   const resealSecrets = async () => {
     const { db, release } = deps.database.acquire();
     try {
-      return await resealServerSecrets(db, serverDeps.box);
+      const servers = await resealServerSecrets(db, serverDeps.box);
+      const oauth = await resealUpstreamOAuthSecrets(db, serverDeps.box);
+      return { resealed: servers.resealed + oauth.resealed, unopenable: servers.unopenable + oauth.unopenable };
     } finally {
       await release();
     }

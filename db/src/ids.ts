@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   oauthToken: "otk",
   invite: "inv",
   deviceSync: "dsy",
+  upstreamRegistration: "uor",
+  upstreamState: "uos",
+  upstreamConnection: "ucn",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -6,8 +6,22 @@
 export type { CallToolResult } from "@modelcontextprotocol/client";
 export { Cancellation } from "./cancellation";
 export type { AnswerBody } from "./direct-answer";
-export { type FetchGuard, guardedFetch, guardedPost, type RememberedChecks, UpstreamRefused } from "./guarded-fetch";
-export { MAX_TOOLS_PER_SERVER, needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } from "./outcomes";
+export {
+  checkUpstreamUrl,
+  type FetchGuard,
+  guardedFetch,
+  guardedPost,
+  type RememberedChecks,
+  UpstreamRefused,
+} from "./guarded-fetch";
+export {
+  MAX_TOOLS_PER_SERVER,
+  needsInput,
+  UpstreamFailed,
+  UpstreamRpcError,
+  UpstreamUnauthorized,
+  UpstreamUnavailable,
+} from "./outcomes";
 export { planAllows, WHOLE_TOOL } from "./plan";
 export {
   type CallOptions,
@@ -21,3 +35,21 @@ export {
   type UpstreamTarget,
   type UpstreamTool,
 } from "./pool";
+export {
+  type AuthorizationServerMetadata,
+  cappedFetch,
+  type DiscoveredAuth,
+  discoverUpstreamAuth,
+  exchangeAuthorization,
+  IssuerMismatchError,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+  probeChallenge,
+  readChallenge,
+  refreshAuthorization,
+  registerClient,
+  revokeUpstreamToken,
+  startAuthorization,
+  UpstreamAuthProblem,
+  validateAuthorizationResponseIssuer,
+} from "./upstream-oauth";

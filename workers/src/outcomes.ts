@@ -11,7 +11,22 @@ export const MAX_TOOLS_PER_SERVER = 64;
 
 /** The upstream could not be reached or refused the handshake: no call was sent. */
 export class UpstreamUnavailable extends Error {
-  override readonly name = "UpstreamUnavailable";
+  override readonly name: string = "UpstreamUnavailable";
+}
+
+/**
+ * The upstream refused the credentials (401), or wants a wider scope (403 with
+ * `insufficient_scope`): nothing ran. `challenge` is its WWW-Authenticate header, where it sent one.
+ */
+export class UpstreamUnauthorized extends UpstreamUnavailable {
+  override readonly name = "UpstreamUnauthorized";
+  constructor(
+    message: string,
+    readonly status: 401 | 403,
+    readonly challenge: string | null,
+  ) {
+    super(message);
+  }
 }
 
 /**

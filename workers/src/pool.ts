@@ -16,6 +16,7 @@ import {
   needsInput,
   UpstreamFailed,
   UpstreamRpcError,
+  UpstreamUnauthorized,
   UpstreamUnavailable,
 } from "./outcomes";
 import { planAllows } from "./plan";
@@ -38,9 +39,15 @@ export interface UpstreamTarget {
   name: string;
   url: string;
   transport: "streamable-http" | "sse";
-  /** Opened header values (the caller unseals them). */
+  /** Opened header values (the caller unseals them), an OAuth connection's `Authorization` among them. */
   headers: Record<string, string>;
   callTimeoutMs: number;
+  /**
+   * Whose OAuth credentials the headers carry (a user's, or `shared` for the team's) and their
+   * version: upstream sessions are kept per credential, so one user never rides another's session,
+   * and a refreshed token opens a new one. Absent for servers without OAuth.
+   */
+  credential?: { owner: string; version: number };
 }
 
 export interface PoolOptions {
@@ -61,11 +68,11 @@ export interface PoolOptions {
   postFor?(target: UpstreamTarget): UpstreamPost;
 }
 
-/** One POST and its answer, read whole. */
+/** One POST and its answer, read whole; `challenge` is a refusal's WWW-Authenticate header. */
 export type UpstreamPost = (
   url: string,
   init: { headers: Readonly<Record<string, string>>; body: string; cancellation: Cancellation },
-) => Promise<{ status: number; contentType: string; body: AnswerBody }>;
+) => Promise<{ status: number; contentType: string; body: AnswerBody; challenge?: string }>;
 
 /** A web stream's chunks (a reader loop: not every runtime's types make the stream iterable). */
 async function* chunksOf(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
@@ -87,10 +94,12 @@ export function postThrough(fetch: typeof globalThis.fetch): UpstreamPost {
       body: init.body,
       signal: init.cancellation.signal(),
     });
+    const challenge = response.status >= 400 ? response.headers.get("www-authenticate") : null;
     return {
       status: response.status,
       contentType: response.headers.get("content-type") ?? "",
       body: chunksOf(response.body),
+      ...(challenge !== null ? { challenge } : {}),
     };
   };
 }
@@ -136,6 +145,13 @@ export interface CallOptions {
   clientCapabilities?: Record<string, unknown>;
 }
 
+/** A refusal that UpstreamUnauthorized stands for, or null: any 401, and a 403 that names insufficient_scope. */
+function authRefusal(status: number, challenge: string | null | undefined): 401 | 403 | null {
+  if (status === 401) return 401;
+  if (status === 403 && challenge && /error\s*=\s*"?insufficient_scope/i.test(challenge)) return 403;
+  return null;
+}
+
 /** A notification the upstream sent on a request's stream (progress, a log message). */
 export interface RelatedNotification {
   method: string;
@@ -156,6 +172,8 @@ export interface RequestOptions {
 
 interface Connection {
   client: Client;
+  /** The last refusal's WWW-Authenticate header the SDK client's requests heard (see `open`). */
+  challenge?: { status: number; header: string | null };
   era: string;
   lastUsed: number;
   /** The Streamable HTTP transport, whose session a direct call on a 2025 revision joins. */
@@ -338,8 +356,12 @@ export class UpstreamPool {
     this.options = { connectTimeoutMs: 10_000, idleMs: 5 * 60_000, maxConnections: 256, ...options };
   }
 
+  /** Server id, generation, and whose credentials at which version: one upstream session each. */
   private key(target: UpstreamTarget) {
-    return `${target.id}#${target.generation}`;
+    const credential = target.credential;
+    return credential
+      ? `${target.id}#${target.generation}#${credential.owner}#${credential.version}`
+      : `${target.id}#${target.generation}`;
   }
 
   /** Opens (or reuses) the connection to a target. Throws UpstreamUnavailable when it cannot. */
@@ -347,16 +369,31 @@ export class UpstreamPool {
     const key = this.key(target);
     const existing = this.connections.get(key);
     if (existing) return existing;
-    // An older generation of this server is what it used to be: its connection goes.
-    for (const other of [...this.connections.keys()]) if (other.startsWith(`${target.id}#`)) this.dropKey(other);
-    const opening: Promise<Connection> = this.open(target).then(
+    // An older generation of this server is what it used to be, and an older version of the same
+    // owner's credentials a token since replaced: their connections go. Other owners' stay.
+    const generation = `${target.id}#${target.generation}`;
+    const owner = target.credential ? `${generation}#${target.credential.owner}#` : null;
+    for (const other of [...this.connections.keys()])
+      if (
+        other.startsWith(`${target.id}#`) &&
+        ((other !== generation && !other.startsWith(`${generation}#`)) || (owner !== null && other.startsWith(owner)))
+      )
+        this.dropKey(other);
+    let heard: Connection["challenge"];
+    const opening: Promise<Connection> = this.open(target, (challenge) => {
+      heard = challenge;
+    }).then(
       (connection) => {
         this.opened.set(opening, connection);
         return connection;
       },
       (error: unknown) => {
         this.connections.delete(key);
-        throw error instanceof UpstreamUnavailable ? error : new UpstreamUnavailable(describeConnectError(error));
+        if (error instanceof UpstreamUnavailable) throw error;
+        const status = error instanceof SdkHttpError ? error.status : heard?.status;
+        const refusal = status === undefined ? null : authRefusal(status, heard?.header);
+        if (refusal) throw new UpstreamUnauthorized(describeConnectError(error), refusal, heard?.header ?? null);
+        throw new UpstreamUnavailable(describeConnectError(error));
       },
     );
     this.connections.set(key, opening);
@@ -366,9 +403,29 @@ export class UpstreamPool {
     return opening;
   }
 
-  private async open(target: UpstreamTarget): Promise<Connection> {
+  private async open(
+    target: UpstreamTarget,
+    onRefused: (challenge: NonNullable<Connection["challenge"]>) => void,
+  ): Promise<Connection> {
     const url = new URL(target.url);
-    const fetch = this.options.fetchFor(target);
+    const base = this.options.fetchFor(target);
+    // The SDK client's errors carry a refusal's status but not its challenge: kept on the side.
+    let connection: Connection | undefined;
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await base(input, init);
+      if (response.status === 401 || response.status === 403) {
+        const challenge = { status: response.status, header: response.headers.get("www-authenticate") };
+        onRefused(challenge);
+        if (connection) connection.challenge = challenge;
+      }
+      return response;
+    }) as typeof globalThis.fetch;
+    const made = await this.openWith(target, url, fetch);
+    connection = made;
+    return made;
+  }
+
+  private async openWith(target: UpstreamTarget, url: URL, fetch: typeof globalThis.fetch): Promise<Connection> {
     const requestInit = { headers: target.headers };
     const makeClient = () =>
       new Client(
@@ -421,9 +478,13 @@ export class UpstreamPool {
     connection?.then((c) => c.client.close()).catch(() => {});
   }
 
-  /** Closes a server's connections (it was removed or changed what it is). */
-  drop(serverId: string) {
-    for (const key of [...this.connections.keys()]) if (key.startsWith(`${serverId}#`)) this.dropKey(key);
+  /**
+   * Closes a server's connections (it was removed or changed what it is), or only those on one
+   * owner's credentials (they were disconnected or refused).
+   */
+  drop(serverId: string, owner?: string) {
+    for (const key of [...this.connections.keys()])
+      if (key.startsWith(`${serverId}#`) && (owner === undefined || key.split("#")[2] === owner)) this.dropKey(key);
   }
 
   private evict() {
@@ -478,7 +539,14 @@ export class UpstreamPool {
         cursor = page.nextCursor;
       } while (cursor && all.length <= MAX_TOOLS_PER_SERVER);
     } catch (error) {
-      this.drop(target.id);
+      this.drop(target.id, target.credential?.owner);
+      const refusal = error instanceof SdkHttpError ? authRefusal(error.status, connection.challenge?.header) : null;
+      if (refusal)
+        throw new UpstreamUnauthorized(
+          `listing tools was refused (HTTP ${refusal})`,
+          refusal,
+          connection.challenge?.header ?? null,
+        );
       throw new UpstreamUnavailable(`listing tools failed: ${messageOf(error)}`);
     }
     return { ...capped(all), era: connection.era };
@@ -557,7 +625,14 @@ export class UpstreamPool {
         (error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded)
       )
         return needsInput(target, tool);
-      this.drop(target.id);
+      const refusal = error instanceof SdkHttpError ? authRefusal(error.status, connection.challenge?.header) : null;
+      if (refusal)
+        throw new UpstreamUnauthorized(
+          `${target.name} refused the credentials (HTTP ${refusal})`,
+          refusal,
+          connection.challenge?.header ?? null,
+        );
+      this.drop(target.id, target.credential?.owner);
       if (signal?.aborted) return errorResult(`${FAILED.cancelled(target, tool)} ${UNSURE}`);
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
         return errorResult(`${FAILED.timeout(target, tool)} ${UNSURE}`);
@@ -624,7 +699,7 @@ export class UpstreamPool {
       })) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
-      this.drop(target.id);
+      this.drop(target.id, target.credential?.owner);
       throw new UpstreamFailed(FAILED.broken(target, method, messageOf(error)));
     }
   }
@@ -696,7 +771,7 @@ export class UpstreamPool {
       (result.resultType !== undefined && result.resultType !== "complete") ||
       (result.content !== undefined && !Array.isArray(result.content))
     ) {
-      this.drop(target.id);
+      this.drop(target.id, target.credential?.owner);
       return errorResult(`${FAILED.garbled(target, tool)} ${UNSURE}`);
     }
     // One copy: without resultType, with content always there.
@@ -806,6 +881,16 @@ export class UpstreamPool {
     try {
       const answer = await post(target.url, { headers, body, cancellation });
       status = answer.status;
+      const refusal = authRefusal(status, answer.challenge);
+      if (refusal) {
+        cancellation.cancel(new Error("refused"));
+        this.drop(target.id, target.credential?.owner);
+        throw new UpstreamUnauthorized(
+          `${target.name} refused the credentials (HTTP ${refusal})`,
+          refusal,
+          answer.challenge ?? null,
+        );
+      }
       // A JSON answer read whole here, without readAnswer's promise around it (the common case).
       message =
         !isEventStream(answer.contentType) && answer.body.text
@@ -820,12 +905,13 @@ export class UpstreamPool {
               onNotification,
             );
     } catch (error) {
+      if (error instanceof UpstreamUnauthorized) throw error;
       if (tell && (timedOut || cancelled))
         void tell({
           method: "notifications/cancelled",
           params: { requestId: id, reason: timedOut ? "Request timed out" : "Cancelled by the client" },
         });
-      this.drop(target.id);
+      this.drop(target.id, target.credential?.owner);
       if (cancelled) throw new UpstreamFailed(FAILED.cancelled(target, what));
       if (timedOut) throw new UpstreamFailed(FAILED.timeout(target, what));
       throw new UpstreamFailed(FAILED.broken(target, what, messageOf(error)));
@@ -836,7 +922,7 @@ export class UpstreamPool {
     // A JSON-RPC error is the server's answer whatever the status (2026-07-28 sends some with 400/404).
     if (message && "error" in message) return message;
     if (status !== 200 || !message) {
-      this.drop(target.id);
+      this.drop(target.id, target.credential?.owner);
       throw new UpstreamFailed(
         status !== 200 ? FAILED.broken(target, what, `HTTP ${status}`) : FAILED.garbled(target, what),
       );

@@ -66,13 +66,15 @@ class Exchange implements Dispatcher.DispatchHandlers {
     // Interim answers (1xx) are not the answer.
     if (status < 200) return true;
     let contentType = "";
-    for (let i = 0; i + 1 < headers.length; i += 2)
-      if (util.headerNameToString(headers[i] as Buffer) === "content-type") {
-        contentType = (headers[i + 1] as Buffer).toString("latin1");
-        break;
-      }
+    let challenge: string | undefined;
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = util.headerNameToString(headers[i] as Buffer);
+      if (name === "content-type") contentType = (headers[i + 1] as Buffer).toString("latin1");
+      // An upstream that wants (other) OAuth credentials says so here (only on a refusal).
+      else if (name === "www-authenticate" && status >= 400) challenge = (headers[i + 1] as Buffer).toString("latin1");
+    }
     this.body = new DispatchedBody(resume);
-    this.resolve({ status, contentType, body: this.body });
+    this.resolve({ status, contentType, body: this.body, ...(challenge !== undefined ? { challenge } : {}) });
     return true;
   }
 

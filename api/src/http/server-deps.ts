@@ -1,7 +1,7 @@
 import { createSecretBox, deploymentKeys } from "../auth/secret-box";
 import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
-import { type ServerDeps, storeAnnouncedTools } from "../services/servers/upstreams";
+import { type ServerDeps, storeAnnouncedTools, upstreamFetch, upstreamGuard } from "../services/servers/upstreams";
 import type { AppDeps } from "./env";
 
 /**
@@ -20,9 +20,20 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
       .finally(() => release());
     void work;
   });
+  const allowLoopback = deps.allowLoopbackUpstreams ?? false;
+  const resolveHost = deps.resolveHost;
   return {
+    ...(resolveHost
+      ? {
+          oauth: {
+            fetch: upstreamFetch(resolveHost, allowLoopback),
+            guard: upstreamGuard(resolveHost, allowLoopback),
+            publicUrl: deps.publicUrl ?? null,
+          },
+        }
+      : {}),
     box: createSecretBox(deploymentKeys(deps.secretKey, deps.previousSecretKeys), { purpose: "server-headers" }),
-    allowLoopback: deps.allowLoopbackUpstreams ?? false,
+    allowLoopback,
     pool,
     definitions: new DefinitionCache(),
     catalogs: new CatalogCache(),

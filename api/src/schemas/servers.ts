@@ -28,6 +28,12 @@ export const ServerSchema = z
       description:
         "Headers whose value is still a placeholder from the paste (such as <YOUR_API_KEY>): enter the real value.",
     }),
+    auth: z.enum(["none", "headers", "oauth"]).openapi({
+      description: "How Loadout signs in to it: nothing, static headers, or OAuth (Test finds out from its 401).",
+    }),
+    credentials: z.enum(["per-user", "shared"]).nullable().openapi({
+      description: "For OAuth: each member connects their own account, or one connection serves the team.",
+    }),
     enabled: z.boolean(),
     scope: ScopeSchema,
     state: z.enum(["off", "projects", "global"]),

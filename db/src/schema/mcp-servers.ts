@@ -22,6 +22,22 @@ export const mcpServers = pgTable(
     transport: text("transport", { enum: ["streamable-http", "sse"] }).notNull(),
     /** Header name → sealed value. */
     headers: jsonb("headers").$type<Record<string, string>>().notNull().default({}),
+    /**
+     * OAuth (Loadout is the client, PROTOCOLS.md §5.4): null when the server takes no sign-in;
+     * `per-user` when each member connects their own account, `shared` when an admin connects one
+     * for the team.
+     */
+    oauth: text("oauth", { enum: ["per-user", "shared"] }),
+    /** The authorization server discovery found (its issuer), kept to tell when it changes. */
+    oauthIssuer: text("oauth_issuer"),
+    /** The authorization server's metadata as last discovered (its endpoints), for refresh and revocation. */
+    oauthMetadata: jsonb("oauth_metadata").$type<Record<string, unknown>>(),
+    /** The scope the upstream asked for (its challenge, else its protected-resource metadata). */
+    oauthScope: text("oauth_scope"),
+    /** A client the user registered at the issuer themselves and pasted (the first registration choice). */
+    oauthClientId: text("oauth_client_id"),
+    /** That client's secret, sealed like header values; null for a public client. */
+    oauthClientSecret: text("oauth_client_secret"),
     enabled: boolean("enabled").notNull().default(true),
     scopeMode: text("scope_mode", { enum: ["global", "projects"] })
       .notNull()

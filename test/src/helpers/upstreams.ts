@@ -431,7 +431,11 @@ async function forward(
     body: method === "GET" || method === "HEAD" ? undefined : new Uint8Array(body),
     signal: abort.signal,
   });
-  const response = await handler.fetch(request, authInfo ? { authInfo } : undefined);
+  await writeResponse(res, await handler.fetch(request, authInfo ? { authInfo } : undefined));
+}
+
+/** Writes a web Response to a node:http answer, streaming its body (an MCP answer may be an event stream). */
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) {
     res.end();

@@ -17,4 +17,10 @@ describe("clientIdUrlProblem", () => {
     expect(clientIdUrlProblem("https://APP.example/c.json")).toMatch(/canonical/);
     expect(clientIdUrlProblem("nope")).toMatch(/valid URL/);
   });
+
+  it("takes loopback http only where loopback upstreams are allowed", () => {
+    expect(clientIdUrlProblem("http://127.0.0.1:8787/oauth/client-metadata.json")).toMatch(/https/);
+    expect(clientIdUrlProblem("http://127.0.0.1:8787/oauth/client-metadata.json", true)).toBeNull();
+    expect(clientIdUrlProblem("http://app.example/client.json", true)).toMatch(/https/);
+  });
 });

@@ -11,6 +11,7 @@ import { AppError } from "../../errors";
 import type { Logger } from "../../logger";
 import { prepared } from "../prepared";
 import { catalogStamp } from "../servers/catalog-version";
+import { type CredentialActor, isRefusal, withCredentials } from "../servers/credentials";
 import { lightToolColumns } from "../servers/definitions";
 import {
   markFailed,
@@ -191,7 +192,8 @@ export async function proxiedCatalog(
       skipped: candidates.slice(MAX_SERVERS_PER_SESSION).map((s) => s.id),
     });
   const firstUse = servers.filter((s) => s.toolsFetchedAt === null && s.status !== "failed");
-  if (firstUse.length && deps.pool) await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now)));
+  if (firstUse.length && deps.pool)
+    await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now, { actor: actorFor(session, s, now) })));
   const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
   if (serving.length === 0) return [];
   refreshStale(db, deps, now, serving, defer);
@@ -490,25 +492,46 @@ export function callPrepared(
     .then((result) => answerOf(result, found.tool, name), relayed(found.server, found.tool.name, options));
 }
 
+/** Who calls, for the credentials a call to an OAuth server carries (see servers/credentials.ts). */
+export function actorFor(
+  session: Pick<McpSession, "principal" | "workspaces">,
+  server: Pick<ServerRow, "workspaceId">,
+  now: Date,
+): CredentialActor {
+  const workspace = session.workspaces.find((w) => w.id === server.workspaceId);
+  return {
+    userId: session.principal.userId,
+    workspaceParam: !workspace || workspace.kind === "personal" ? "me" : workspace.slug,
+    now,
+  };
+}
+
 /**
- * The pool and the server's target with its secrets opened, or why the server cannot be used now
- * (no pool here, its last connection failed, a secret no key opens: then marked failed).
+ * Sends `use` to the server with this session's credentials (its headers, or the caller's OAuth
+ * connection, refreshed as needed), or says why it cannot be used now: no pool here, its last
+ * connection failed, a secret no key opens (then marked failed), or the caller has no usable
+ * sign-in. The target is handed to `onTarget` for scrubbing error messages.
  */
-async function usableTarget(
+async function withUsableTarget<T>(
   db: Database,
+  session: Pick<McpSession, "principal" | "workspaces">,
   deps: ServerDeps,
   server: ServerRow,
   now: Date,
-): Promise<{ pool: NonNullable<ServerDeps["pool"]>; target: UpstreamTarget } | string> {
-  if (!deps.pool) return "This deployment cannot reach remote MCP servers yet.";
+  use: (pool: NonNullable<ServerDeps["pool"]>, target: UpstreamTarget) => Promise<T>,
+): Promise<T | { refusal: string }> {
+  const pool = deps.pool;
+  if (!pool) return { refusal: "This deployment cannot reach remote MCP servers yet." };
   if (server.status === "failed")
-    return `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`;
+    return {
+      refusal: `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,
+    };
   try {
-    return { pool: deps.pool, target: await openedTarget(server, deps.box) };
+    return await withCredentials(db, deps, server, actorFor(session, server, now), (target) => use(pool, target));
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
     await markFailed(db, server, error.message, now);
-    return `${server.slug} cannot be used: ${error.message}`;
+    return { refusal: `${server.slug} cannot be used: ${error.message}` };
   }
 }
 
@@ -518,31 +541,33 @@ async function usableTarget(
  */
 export async function forward(
   db: Database,
-  session: Pick<McpSession, "mode">,
+  session: Pick<McpSession, "mode" | "principal" | "workspaces">,
   deps: ServerDeps,
   { server, tool }: { server: ServerRow; tool: ServerToolRow },
   name: string,
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
-  const opened = await usableTarget(db, deps, server, options.now);
-  if (typeof opened === "string") return refusal(`${opened} The call was not sent.`);
-  const { pool, target } = opened;
+  let used: UpstreamTarget | undefined;
   try {
-    const result = await pool.callTool(target, tool.name, args, {
-      planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.whenGone ? { whenGone: options.whenGone } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.onNotification ? { onNotification: options.onNotification } : {}),
-      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-      ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
-      inputRequired: options.inputRequired ?? null,
+    const result = await withUsableTarget(db, session, deps, server, options.now, (pool, target) => {
+      used = target;
+      return pool.callTool(target, tool.name, args, {
+        planSafeActions: session.mode === "agent" ? null : tool.planSafeActions,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.whenGone ? { whenGone: options.whenGone } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+        ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
+        inputRequired: options.inputRequired ?? null,
+      });
     });
+    if (isRefusal(result)) return refusal(`${result.refusal} The call was not sent.`);
     return answerOf(result, tool, name);
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
-    const message = safeMessage(error, target);
+    const message = used ? safeMessage(error, used) : error.message.slice(0, 500);
     await markFailed(db, server, message, options.now);
     return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
   }
@@ -591,7 +616,9 @@ export async function upstreamCapabilities(
   deps: ServerDeps,
   server: ServerRow,
 ): Promise<Record<string, unknown>> {
-  if (!deps.pool || server.status === "failed" || relayRefusal(server, session)) return {};
+  // An OAuth server's capabilities depend on whose sign-in connects: its tools are listed from the
+  // cache, its other features are not declared here.
+  if (!deps.pool || server.status === "failed" || server.oauth || relayRefusal(server, session)) return {};
   try {
     return await deps.pool.capabilities(await openedTarget(server, deps.box));
   } catch {
@@ -616,15 +643,18 @@ export async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const refused = relayRefusal(server, session);
   if (refused) throw new AppError("forbidden", `${refused}.`);
-  const opened = await usableTarget(db, deps, server, options.now);
-  if (typeof opened === "string") throw new AppError("unavailable", `${opened} Nothing was sent.`);
-  const { pool, target } = opened;
+  let used: UpstreamTarget | undefined;
   try {
-    return await pool.request(target, method, params, options);
+    const result = await withUsableTarget(db, session, deps, server, options.now, (pool, target) => {
+      used = target;
+      return pool.request(target, method, params, options);
+    });
+    if (isRefusal(result)) throw new AppError("unavailable", `${result.refusal} Nothing was sent.`);
+    return result;
   } catch (error) {
     if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
     if (!(error instanceof UpstreamUnavailable)) throw error;
-    const message = safeMessage(error, target);
+    const message = used ? safeMessage(error, used) : error.message.slice(0, 500);
     await markFailed(db, server, message, options.now);
     throw new AppError("unavailable", `${server.slug} could not be reached (${message}); nothing was sent.`);
   }

@@ -113,12 +113,12 @@ export async function findClient(ctx: AnonymousContext, clientId: string, deps: 
     );
   if (!clientId || clientId.length > 2000) throw unknown();
   const [row] = await ctx.db.select(columns).from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
-  if (!looksLikeClientIdUrl(clientId)) {
+  if (!looksLikeClientIdUrl(clientId, deps.allowLoopback)) {
     if (row?.kind !== "dynamic") throw unknown();
     return row;
   }
   if (row?.expiresAt && row.expiresAt > ctx.now) return row;
-  const problem = clientIdUrlProblem(clientId);
+  const problem = clientIdUrlProblem(clientId, deps.allowLoopback);
   if (problem) throw new OAuthError("invalid_client", `${problem}.`);
   let fetched: Awaited<ReturnType<typeof fetchClientMetadata>>;
   try {

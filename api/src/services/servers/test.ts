@@ -36,13 +36,19 @@ export async function testServer({
       "unavailable",
       "Testing servers needs the upstream proxy, which this deployment does not run yet.",
     );
-  const { stored, error } = await refreshTools(ctx.db, row, deps, ctx.now, { fresh: true });
+  const actor = {
+    userId: ctx.principal.userId,
+    workspaceParam: workspace.kind === "personal" ? "me" : workspace.slug,
+    now: ctx.now,
+    requestId: ctx.requestId,
+  };
+  const { stored, error, needsSignIn } = await refreshTools(ctx.db, row, deps, ctx.now, { fresh: true, actor });
   await recordEvent(ctx.db, ctx, {
     workspaceId: workspace.id,
     action: "server.tested",
     targetType: "server",
     targetId: row.id,
-    data: { slug, ok: !error, tools: stored?.rows.length ?? 0, error },
+    data: { slug, ok: !error, tools: stored?.rows.length ?? 0, error, ...(needsSignIn ? { needsSignIn } : {}) },
   });
   const updated = await findServer(ctx.db, workspace.id, slug);
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SecretBox } from "../../auth/secret-box";
-import { headerAd, openedTarget, type ServerRow } from "./upstreams";
+import { headerAd, openedTarget, type ServerRow, safeMessage } from "./upstreams";
 
 /** A box that counts its openings; "bad" fails to open. */
 function countingBox() {
@@ -47,5 +47,21 @@ describe("openedTarget", () => {
     await expect(openedTarget(broken, box)).rejects.toThrow("cannot open");
     await expect(openedTarget(broken, box)).rejects.toThrow("cannot open");
     expect(box.opened).toBe(2);
+  });
+});
+
+describe("safeMessage", () => {
+  it("scrubs a bearer from an error message with or without its scheme", () => {
+    const target = {
+      id: "srv_1",
+      generation: 1,
+      name: "tracker",
+      url: "https://mcp.example/mcp",
+      transport: "streamable-http" as const,
+      headers: { authorization: "Bearer up_at_secret_token_value" },
+      callTimeoutMs: 1000,
+    };
+    expect(safeMessage(new Error("refused Bearer up_at_secret_token_value"), target)).toBe("refused [secret]");
+    expect(safeMessage(new Error("token up_at_secret_token_value is bad"), target)).toBe("token [secret] is bad");
   });
 });

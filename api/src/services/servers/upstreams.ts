@@ -8,6 +8,7 @@ import {
   type UpstreamPost,
   type UpstreamTarget,
   type UpstreamTool,
+  UpstreamUnauthorized,
   UpstreamUnavailable,
 } from "@loadout/workers";
 import { and, eq, notInArray, sql } from "drizzle-orm";
@@ -15,11 +16,16 @@ import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
+import { ownerOf } from "../../domain/upstream-oauth/tokens";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
 import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
+import { type CredentialActor, isRefusal, withCredentials } from "./credentials";
 import type { CatalogCache, DefinitionCache } from "./definitions";
+import { adoptOAuth } from "./oauth/adopt";
+
+export { headerAd, openedTarget, targetOf, urlAd } from "./targets";
 
 export type ServerRow = typeof mcpServers.$inferSelect;
 export type ServerToolRow = typeof mcpServerTools.$inferSelect;
@@ -36,15 +42,16 @@ export interface ServerDeps {
   catalogs: CatalogCache<ProxiedTool[]>;
   /** What the MCP endpoint serves from memory while Postgres's change feed is live. */
   hot: HotCaches;
+  /**
+   * Loadout as an upstream's OAuth client: the SSRF-guarded fetch and guard for discovery and token
+   * requests, and the configured public URL (the console link in a "connect first" answer).
+   * Absent where this deployment has no resolver for the guard.
+   */
+  oauth?: { fetch: typeof fetch; guard: FetchGuard; publicUrl: string | null };
 }
 
-/** Binds a sealed value to its server and header, so a ciphertext moved elsewhere does not open. */
-export const headerAd = (serverId: string, header: string) => `${serverId}:header:${header.toLowerCase()}`;
-/** Binds a sealed URL to its server. */
-export const urlAd = (serverId: string) => `${serverId}:url`;
-
 /** What the SSRF guard checks for upstreams: https only, public addresses only. */
-function upstreamGuard(resolveHost: (host: string) => Promise<string[]>, allowLoopback: boolean): FetchGuard {
+export function upstreamGuard(resolveHost: (host: string) => Promise<string[]>, allowLoopback: boolean): FetchGuard {
   const options = { allowLoopback };
   return {
     urlProblem: (url) => upstreamUrlProblem(url, options),
@@ -72,46 +79,15 @@ export function upstreamPost(
   return guardedPost(upstreamGuard(resolveHost, allowLoopback), base, remember);
 }
 
-/**
- * Targets opened from server rows, by row object: a row served from the hot cache is the same
- * object call after call, so its secrets are opened once rather than on every call. A changed
- * server is a new row (and a new generation), so nothing stale is reused; a row read per request
- * (Workers, caches off) simply misses.
- */
-const opened = new WeakMap<ServerRow, Promise<UpstreamTarget>>();
-
-/** The target of a row, opened once per row object (see `opened`). */
-export function openedTarget(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
-  let target = opened.get(row);
-  if (!target) {
-    target = targetOf(row, box);
-    opened.set(row, target);
-    // A failure to open is not kept: the next call tries again (and reports it).
-    target.catch(() => opened.delete(row));
-  }
-  return target;
-}
-
-export async function targetOf(row: ServerRow, box: SecretBox): Promise<UpstreamTarget> {
-  const headers: Record<string, string> = {};
-  for (const [name, sealed] of Object.entries(row.headers))
-    headers[name] = await box.open(sealed, headerAd(row.id, name));
-  return {
-    id: row.id,
-    generation: row.generation,
-    name: row.slug,
-    url: row.urlSealed ? await box.open(row.urlSealed, urlAd(row.id)) : row.url,
-    transport: row.transport,
-    headers,
-    callTimeoutMs: row.callTimeoutMs,
-  };
-}
-
 /** An error message fit to store and show: at most 500 characters, with no header value in it. */
 export function safeMessage(error: unknown, target: UpstreamTarget): string {
   let message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-  for (const value of Object.values(target.headers))
+  for (const value of Object.values(target.headers)) {
     if (value.length >= 8) message = message.split(value).join("[secret]");
+    // A bearer (an OAuth connection's, or one pasted as a header) may be quoted without its scheme.
+    const token = /^Bearer\s+(\S{8,})$/i.exec(value)?.[1];
+    if (token) message = message.split(token).join("[secret]");
+  }
   for (const value of urlSecretValues(target.url)) message = message.split(value).join("[secret]");
   return message;
 }
@@ -212,37 +188,68 @@ export async function markFailed(db: Database, server: ServerRow, message: strin
 
 /**
  * Fetches a server's tools from the upstream and stores them. A failure marks the server failed
- * and is returned as the error (never thrown), with header values scrubbed from it.
+ * and is returned as the error (never thrown), with header values scrubbed from it. An OAuth
+ * server is asked with the actor's sign-in (none: nothing is asked); a server without credentials
+ * that answers 401 is looked into for OAuth (see oauth/adopt.ts): then the error says to connect,
+ * and the server is not marked failed, since it works for whoever signs in.
  */
 export async function refreshTools(
   db: Database,
   server: ServerRow,
   deps: ServerDeps,
   now: Date,
-  options: { fresh?: boolean; markFailures?: boolean } = {},
-): Promise<{ stored: StoredTools | null; error: string | null }> {
+  options: { fresh?: boolean; markFailures?: boolean; actor?: CredentialActor } = {},
+): Promise<{ stored: StoredTools | null; error: string | null; needsSignIn?: boolean }> {
   const pool = deps.pool;
   if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
-  let target: UpstreamTarget;
+  const marking = options.markFailures !== false;
+  if (options.fresh)
+    pool.drop(server.id, server.oauth && options.actor ? ownerOf(server.oauth, options.actor.userId) : undefined);
+  if (server.oauth && !options.actor) return { stored: null, error: "needs sign-in", needsSignIn: true };
+  let target: UpstreamTarget | undefined;
   try {
-    target = await targetOf(server, deps.box);
-  } catch (error) {
-    // A secret sealed under a key this deployment no longer has: the server cannot be reached.
-    if (!(error instanceof SecretBoxError)) throw error;
-    if (options.markFailures !== false) await markFailed(db, server, error.message, now);
-    return { stored: null, error: error.message };
-  }
-  if (options.fresh) pool.drop(server.id);
-  try {
-    const listing = await pool.listTools(target);
+    const listing = await withCredentials(
+      db,
+      deps,
+      server,
+      options.actor ?? { userId: "", workspaceParam: "me", now },
+      (t) => {
+        target = t;
+        return pool.listTools(t);
+      },
+    );
+    if (isRefusal(listing)) return { stored: null, error: listing.refusal, needsSignIn: true };
     return { stored: await storeTools(db, server, listing, now), error: null };
   } catch (error) {
+    // A secret sealed under a key this deployment no longer has: the server cannot be reached.
+    if (error instanceof SecretBoxError) {
+      if (marking) await markFailed(db, server, error.message, now);
+      return { stored: null, error: error.message };
+    }
     if (!(error instanceof UpstreamUnavailable)) throw error;
-    const message = safeMessage(error, target);
-    if (options.markFailures !== false) await markFailed(db, server, message, now);
+    if (
+      error instanceof UpstreamUnauthorized &&
+      error.status === 401 &&
+      !server.oauth &&
+      target &&
+      !hasAuthorization(target)
+    ) {
+      const adopted = await adoptOAuth(db, deps, server, target.url, error.challenge, now);
+      if ("needsSignIn" in adopted) return { stored: null, error: adopted.needsSignIn, needsSignIn: true };
+      if ("unusable" in adopted) {
+        if (marking) await markFailed(db, server, adopted.unusable, now);
+        return { stored: null, error: adopted.unusable };
+      }
+    }
+    const message = target ? safeMessage(error, target) : error.message.slice(0, 500);
+    if (marking) await markFailed(db, server, message, now);
     return { stored: null, error: message };
   }
 }
+
+/** Whether the user configured credentials of their own (then a 401 means they are wrong, not OAuth). */
+const hasAuthorization = (target: UpstreamTarget) =>
+  Object.keys(target.headers).some((name) => name.toLowerCase() === "authorization");
 
 /**
  * Stores the list an upstream announced (`tools/list_changed`) for the server and generation it

@@ -13,6 +13,7 @@ import { getServer, removeServer } from "@/lib/servers/client";
 import { SERVERS_HREF } from "@/lib/servers/links";
 import type { Server } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
+import { ConnectionPanel } from "./connection-panel";
 import { HeaderSecrets } from "./header-secrets";
 import { ServerForm } from "./server-form";
 import { ServerState } from "./server-state";
@@ -96,6 +97,7 @@ export function ServerPage({ initial }: { initial: Server }) {
             tools.replace(result.tools);
           }}
         />
+        <ConnectionPanel server={server} />
         <ServerUrl server={server} />
       </section>
 
