@@ -67,16 +67,16 @@ describe("inactiveBecause", () => {
 
   it("says a switched-off row is switched off, whatever its scope", () => {
     expect(inactiveBecause(row(false, "projects", ["/work/app"]), "/work/app")).toBe(
-      "is switched off (switch it on in the Loadout console)",
+      "is switched off (Where it is active: off, on its page in the Loadout console)",
     );
   });
 
   it("tells a scope to other projects from a session that names no project", () => {
     expect(inactiveBecause(row(true, "projects", ["/work/app"]), "/work/other/")).toBe(
-      "is scoped to other projects than /work/other (change its scope in the Loadout console)",
+      "is active only on other projects than /work/other (Where it is active, on its page in the Loadout console)",
     );
     expect(inactiveBecause(row(true, "projects", ["/work/app"]), null)).toBe(
-      "is scoped to projects, and this session names none (send X-Loadout-Project or ?project=)",
+      "is active only on chosen projects, and this session names none (send X-Loadout-Project or ?project=)",
     );
   });
 });

@@ -158,12 +158,12 @@ export interface ScopedRow {
  * it is active.
  */
 export function inactiveBecause(row: ScopedRow, projectPath: string | null | undefined): string | null {
-  if (!row.enabled) return "is switched off (switch it on in the Loadout console)";
+  if (!row.enabled) return "is switched off (Where it is active: off, on its page in the Loadout console)";
   if (isRowActive(row, projectPath)) return null;
   const project = normalizeProjectPath(projectPath ?? "");
   return project
-    ? `is scoped to other projects than ${project} (change its scope in the Loadout console)`
-    : "is scoped to projects, and this session names none (send X-Loadout-Project or ?project=)";
+    ? `is active only on other projects than ${project} (Where it is active, on its page in the Loadout console)`
+    : "is active only on chosen projects, and this session names none (send X-Loadout-Project or ?project=)";
 }
 
 /** The matching rule for a stored row: the check every catalog, dispatch and read makes. */

@@ -173,7 +173,7 @@ describe("a warm call (its session and tool memoised, see api/src/services/mcp/s
     const narrowed = await call("hot_echo", { text: "x" });
     expect(narrowed.isError).toBe(true);
     expect(narrowed.text).toBe(
-      "Tool hot_echo is not active for this session: its server hot is scoped to projects, and this session names none (send X-Loadout-Project or ?project=).",
+      "Tool hot_echo is not active for this session: its server hot is active only on chosen projects, and this session names none (send X-Loadout-Project or ?project=).",
     );
     await exec(sql`update mcp_servers set scope_mode = 'global', scope_projects = '{}' where slug = 'hot'`);
     await settle();
