@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { mcpHeaders } from "../helpers/mcp-http";
+import { prepareParityAccount } from "../helpers/mcp-parity";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -30,34 +31,8 @@ async function prepare(env: Record<string, string>): Promise<Side> {
   const server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", ...env });
   const account = await signUpAccount(server.url, "parity@example.com");
   const token = (await account.token(["mcp"])).secret;
-  const long = "A line of the long skill.\n".repeat(1200);
-  for (const [name, instructions] of [
-    ["review", "# Review\n\nRead the diff.\n"],
-    ["long", long],
-  ] as const) {
-    const created = await account.rest("/v1/workspaces/me/skills", {
-      method: "POST",
-      body: {
-        name,
-        description: `The ${name} skill.`,
-        instructions,
-        files: [{ path: "notes.md", content: "Notes.\n" }],
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-  }
-  await addApprovedServer(account, "up", upstream.url);
-  const planSafe = await account.rest("/v1/workspaces/me/servers/up/tools/issues", {
-    method: "PATCH",
-    body: { planSafeActions: ["list", "get"] },
-  });
-  expect(planSafe.status, JSON.stringify(planSafe.body)).toBe(200);
-  // One tool switched off: a call to it is refused, on both lanes alike.
-  const off = await account.rest("/v1/workspaces/me/servers/up/tools/image", {
-    method: "PATCH",
-    body: { enabled: false },
-  });
-  expect(off.status, JSON.stringify(off.body)).toBe(200);
+  // The parity list's account: two skills, the server `up` with `issues` plan-safe and `image` off.
+  await prepareParityAccount(account, (a, slug) => addApprovedServer(a, slug, upstream.url));
   return { server, account, token };
 }
 
