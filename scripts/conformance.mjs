@@ -207,6 +207,8 @@ async function prepareAccount(loadout, referenceUrl) {
   await rest(`${servers}/import`, "POST", { text: JSON.stringify({ mcpServers: { [SLUG]: { url: referenceUrl } } }) });
   await rest(`${servers}/${SLUG}/test`, "POST");
   await rest(`${servers}/${SLUG}/tools/approve`, "POST", {});
+  // Its resources, templates and prompts are pinned like tools: approved as a user would.
+  await rest(`${servers}/${SLUG}/items/approve`, "POST", {});
   const created = await rest("/v1/tokens", "POST", { name: "conformance", scopes: ["mcp"] });
   return created.secret;
 }

@@ -158,3 +158,56 @@ export const ServerToolParams = ServerParams.extend({
     .max(200)
     .openapi({ param: { name: "tool", in: "path" }, example: "search_issues" }),
 });
+
+const ItemKind = z.enum(["resource", "template", "prompt"]).openapi({
+  description: "resource (keyed by URI), template (by URI template) or prompt (by name).",
+});
+
+const ItemRef = z.strictObject({
+  kind: ItemKind,
+  key: Line()
+    .min(1)
+    .max(2048)
+    .openapi({ description: "The upstream's URI, URI template or prompt name.", example: "file:///README.md" }),
+});
+
+export const ServerItemSchema = z
+  .object({
+    kind: ItemKind,
+    key: z.string().openapi({ description: "The upstream's URI, URI template or prompt name." }),
+    exposedKey: z.string().openapi({
+      description: "What clients see at /mcp: a prompt's `<slug>_<name>`, a URI under the server's prefix.",
+    }),
+    name: z.string(),
+    title: z.string().nullable(),
+    description: z.string(),
+    mimeType: z.string().nullable(),
+    definition: JsonObject.openapi({ description: "The definition as the upstream gives it now." }),
+    approved: JsonObject.nullable().openapi({ description: "The definition as last approved." }),
+    pin: z.enum(["approved", "new", "changed"]).openapi({
+      description: "approved: served. new or changed: withheld from clients until approved.",
+    }),
+    enabled: z.boolean(),
+    planSafe: z.boolean().openapi({ description: "Offered in plan and goal modes too." }),
+  })
+  .openapi("ServerItem");
+export type ServerItemView = z.infer<typeof ServerItemSchema>;
+
+export const ServerItemsResult = z
+  .object({ items: z.array(ServerItemSchema) })
+  .openapi("ServerItems", { description: "A server's resources, resource templates and prompts." });
+export type ServerItemsView = z.infer<typeof ServerItemsResult>;
+
+export const UpdateServerItemInput = ItemRef.extend({
+  enabled: z.boolean().optional(),
+  planSafe: z.boolean().optional().openapi({ description: "Offer it in plan and goal modes too." }),
+}).openapi("UpdateServerItemInput");
+export type UpdateServerItemInput = z.infer<typeof UpdateServerItemInput>;
+
+export const ApproveServerItemsInput = z
+  .strictObject({
+    items: z.array(ItemRef).max(768).optional().openapi({
+      description: "The items to approve as they are now; absent approves every new or changed one.",
+    }),
+  })
+  .openapi("ApproveServerItemsInput");

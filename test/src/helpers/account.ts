@@ -63,13 +63,15 @@ export async function signUpAccount(
 
 /**
  * Adds a remote MCP server to the account's personal workspace through the REST API, tests it
- * and approves all its tools, as a user would in the console before calling them.
+ * and approves all its tools, resources, templates and prompts, as a user would in the console
+ * before using them.
  */
 export async function addApprovedServer(account: Account, slug: string, url: string): Promise<void> {
   const steps: [string, string, unknown][] = [
     ["/v1/workspaces/me/servers/import", "POST", { text: JSON.stringify({ mcpServers: { [slug]: { url } } }) }],
     [`/v1/workspaces/me/servers/${slug}/test`, "POST", undefined],
     [`/v1/workspaces/me/servers/${slug}/tools/approve`, "POST", {}],
+    [`/v1/workspaces/me/servers/${slug}/items/approve`, "POST", {}],
   ];
   for (const [path, method, body] of steps) {
     const answer = await account.rest(path, { method, ...(body === undefined ? {} : { body }) });

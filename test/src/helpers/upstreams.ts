@@ -12,6 +12,7 @@ import {
   inputRequired,
   type McpHttpHandler,
   McpServer,
+  ResourceTemplate,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
@@ -36,6 +37,11 @@ export interface StatelessUpstreamOptions {
   extraTools?: number;
   /** Declare logging and offer `chatty`, which logs two messages on the call's stream, then returns. */
   logging?: boolean;
+  /**
+   * Offer resources and prompts: the resource `memo://notes`, the template `memo://notes/{id}` and
+   * the prompt `greet`, whose description carries a version (see setPromptVersion).
+   */
+  items?: boolean;
 }
 
 export interface StatelessUpstream {
@@ -53,6 +59,10 @@ export interface StatelessUpstream {
   issues: Issue[];
   /** Adds a read-only tool and announces `notifications/tools/list_changed` to open subscriptions. */
   addTool(name: string): void;
+  /** Changes the version in `greet`'s description for every later listing (see `items`). */
+  setPromptVersion(version: number): void;
+  /** Requests by method (resources/read, prompts/get…), to prove what reached the upstream. */
+  received(method: string): number;
   stop(): Promise<void>;
 }
 
@@ -89,6 +99,8 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   const count = (tool: string) => counts.set(tool, (counts.get(tool) ?? 0) + 1);
   let nextIssue = 1;
   const added: string[] = [];
+  let promptVersion = 1;
+  const methods = new Map<string, number>();
 
   const handler = createMcpHandler(
     () => {
@@ -96,6 +108,28 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
         { name: options.name ?? "upstream-stateless", version: "1.0.0" },
         { capabilities: { tools: { listChanged: true }, ...(options.logging ? { logging: {} } : {}) } },
       );
+      if (options.items) {
+        server.registerResource(
+          "notes",
+          "memo://notes",
+          { description: "Every note.", mimeType: "text/plain" },
+          async (uri) => ({ contents: [{ uri: uri.href, text: "note 1, note 2" }] }),
+        );
+        server.registerResource(
+          "note",
+          new ResourceTemplate("memo://notes/{id}", { list: undefined }),
+          { description: "One note by its number.", mimeType: "text/plain" },
+          async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${String(id)}` }] }),
+        );
+        server.registerPrompt(
+          "greet",
+          {
+            description: `Greets someone (description version ${promptVersion}).`,
+            argsSchema: z.object({ who: z.string().describe("Whom to greet") }),
+          },
+          ({ who }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${who}!` } }] }),
+        );
+      }
       if (options.logging)
         server.registerTool(
           "chatty",
@@ -250,6 +284,7 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
         } catch {
           // Not JSON: the handler says so.
         }
+        if (typeof message?.method === "string") methods.set(message.method, (methods.get(message.method) ?? 0) + 1);
         const meta = message?.params?._meta;
         if (message?.method === "tools/call" && meta && "io.modelcontextprotocol/clientCapabilities" in meta)
           callCapabilities.push(meta["io.modelcontextprotocol/clientCapabilities"]);
@@ -269,6 +304,10 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
       added.push(name);
       handler.notify.toolsChanged();
     },
+    setPromptVersion(version) {
+      promptVersion = version;
+    },
+    received: (method) => methods.get(method) ?? 0,
     stop: () => shutdown(http, handler),
   };
 }

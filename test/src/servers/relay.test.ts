@@ -2,12 +2,12 @@
  * The faithful proxy at `/mcp/s/{ws}/{slug}`: server-everything (sessionful, 2025-11-25) behind
  * Loadout, reached by the official SDK client on both eras. What it serves besides tools
  * (resources, templates, prompts, completions, logging) passes through; its JSON-RPC errors stay
- * JSON-RPC errors; plan mode keeps them closed.
+ * JSON-RPC errors. Each resource, template and prompt is pinned like a tool: withheld while new or
+ * changed, and in plan mode unless marked safe there.
  */
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
-import { ENVELOPE, mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { startStatelessUpstream } from "../helpers/upstreams";
@@ -95,7 +95,22 @@ describe.each(ERAS)("/mcp/s in front of server-everything, %s", (_era, options) 
     }
   });
 
-  it("relays the upstream's JSON-RPC error for an unknown resource as an error, not a result", async () => {
+  it("relays the upstream's JSON-RPC error as an error, not a result", async () => {
+    const client = await connect(options);
+    try {
+      // An approved prompt, asked without its required argument: the upstream refuses it.
+      const failure = await client.getPrompt({ name: "args-prompt", arguments: {} }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(ProtocolError);
+      expect((failure as ProtocolError).code).toBe(-32602);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a resource it never listed before anything is sent", async () => {
     const client = await connect(options);
     try {
       const failure = await client.readResource({ uri: "demo://resource/static/document/nope.md" }).then(
@@ -103,7 +118,7 @@ describe.each(ERAS)("/mcp/s in front of server-everything, %s", (_era, options) 
         (error: unknown) => error,
       );
       expect(failure).toBeInstanceOf(ProtocolError);
-      expect((failure as ProtocolError).message).toMatch(/not found/i);
+      expect((failure as ProtocolError).message).toMatch(/not among the resources or templates it listed/);
     } finally {
       await client.close();
     }
@@ -143,20 +158,131 @@ describe("/mcp/s logging and plan mode", () => {
     }
   });
 
-  it("keeps resources and prompts closed in plan mode", async () => {
+  it("keeps resources and prompts closed in plan mode until marked safe there", async () => {
     const client = await connect({}, "?mode=plan");
     try {
-      expect(client.getServerCapabilities()?.resources).toBeUndefined();
-      expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+      expect(client.getServerCapabilities()?.prompts).toBeDefined();
+      expect((await client.listPrompts()).prompts).toEqual([]);
+      const refused = await client.getPrompt({ name: "simple-prompt" }).then(
+        () => null,
+        (error: unknown) => error as ProtocolError,
+      );
+      expect(refused?.message).toMatch(/not offered in plan mode: mark it safe for plan mode/);
+      const marked = await account.rest("/v1/workspaces/me/servers/everything/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "simple-prompt", planSafe: true },
+      });
+      expect(marked.status).toBe(200);
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["simple-prompt"]);
+      expect((await client.getPrompt({ name: "simple-prompt" })).messages.length).toBeGreaterThan(0);
     } finally {
       await client.close();
     }
-    const refused = await fetch(`${server.url}/mcp/s/me/everything?mode=plan`, {
-      method: "POST",
-      headers: mcpHeaders(secret, "resources/list"),
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/list", params: { _meta: ENVELOPE } }),
-    });
-    const answer = (await refused.json()) as { error?: { code: number } };
-    expect(answer.error?.code).toBe(-32601);
+  });
+});
+
+describe("/mcp/s pins for resources, templates and prompts", () => {
+  it("withholds new and changed items until approved, and refuses them without reaching the upstream", async () => {
+    const upstream = await startStatelessUpstream({ items: true });
+    try {
+      const rest = account.rest;
+      const base = "/v1/workspaces/me/servers/memo";
+      expect(
+        (
+          await rest("/v1/workspaces/me/servers/import", {
+            method: "POST",
+            body: { text: JSON.stringify({ mcpServers: { memo: { url: upstream.url } } }) },
+          })
+        ).status,
+      ).toBe(200);
+      expect((await rest(`${base}/test`, { method: "POST" })).status).toBe(200);
+      const listed = await rest(`${base}/items`);
+      const items = (listed.body as { items: { kind: string; key: string; pin: string; exposedKey: string }[] }).items;
+      expect(items.map((i) => [i.kind, i.key, i.pin])).toEqual([
+        ["prompt", "greet", "new"],
+        ["resource", "memo://notes", "new"],
+        ["template", "memo://notes/{id}", "new"],
+      ]);
+      expect(items.find((i) => i.kind === "resource")?.exposedKey).toBe("loadout://servers/memo/memo://notes");
+
+      for (const [, options] of ERAS) {
+        const client = new Client({ name: "pins-test", version: "1.0.0" }, options);
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/s/me/memo`), {
+            requestInit: { headers: { authorization: `Bearer ${secret}` } },
+          }),
+        );
+        try {
+          expect((await client.listResources()).resources).toEqual([]);
+          expect((await client.listPrompts()).prompts).toEqual([]);
+          const reads = upstream.received("resources/read");
+          const refused = await client.readResource({ uri: "memo://notes/7" }).then(
+            () => null,
+            (error: unknown) => error as ProtocolError,
+          );
+          expect(refused?.message).toMatch(/not approved yet: review it in the Loadout console/);
+          expect(upstream.received("resources/read")).toBe(reads);
+        } finally {
+          await client.close();
+        }
+      }
+
+      const approved = await rest(`${base}/items/approve`, { method: "POST", body: {} });
+      expect((approved.body as { items: { pin: string }[] }).items.map((i) => i.pin)).toEqual([
+        "approved",
+        "approved",
+        "approved",
+      ]);
+      const client = new Client({ name: "pins-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/s/me/memo`), {
+          requestInit: { headers: { authorization: `Bearer ${secret}` } },
+        }),
+      );
+      try {
+        expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["memo://notes"]);
+        // Read through the approved template: a URI it never listed, but one the template matches.
+        expect((await client.readResource({ uri: "memo://notes/7" })).contents[0]).toMatchObject({ text: "note 7" });
+        expect((await client.getPrompt({ name: "greet", arguments: { who: "Ada" } })).messages[0]).toMatchObject({
+          content: { text: "Hello, Ada!" },
+        });
+
+        // The upstream changes the prompt's description: the next listing withholds it and the
+        // console shows the change for review.
+        upstream.setPromptVersion(2);
+        expect((await client.listPrompts()).prompts).toEqual([]);
+        const changed = await client.getPrompt({ name: "greet", arguments: { who: "Ada" } }).then(
+          () => null,
+          (error: unknown) => error as ProtocolError,
+        );
+        expect(changed?.message).toMatch(/its definition changed since it was approved/);
+        const review = await rest(`${base}/items`);
+        const greet = (
+          review.body as { items: { key: string; pin: string; approved: { description: string } | null }[] }
+        ).items.find((i) => i.key === "greet");
+        expect(greet?.pin).toBe("changed");
+        expect(greet?.approved?.description).toContain("version 1");
+        await rest(`${base}/items/approve`, { method: "POST", body: { items: [{ kind: "prompt", key: "greet" }] } });
+        expect((await client.listPrompts()).prompts[0]?.description).toContain("version 2");
+
+        // Switched off: withheld again.
+        await rest(`${base}/items`, {
+          method: "PATCH",
+          body: { kind: "resource", key: "memo://notes", enabled: false },
+        });
+        expect((await client.listResources()).resources).toEqual([]);
+      } finally {
+        await client.close();
+      }
+
+      const unknown = await rest(`${base}/items/approve`, {
+        method: "POST",
+        body: { items: [{ kind: "prompt", key: "nope" }] },
+      });
+      expect(unknown.status).toBe(400);
+      expect(JSON.stringify(unknown.body)).toContain('no prompt \\"nope\\"');
+    } finally {
+      await upstream.stop();
+    }
   });
 });

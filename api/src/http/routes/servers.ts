@@ -2,19 +2,24 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_TOOLS_PER_SERVER } from "@loadout/workers";
 import { WorkspaceParam } from "../../schemas/common";
 import {
+  ApproveServerItemsInput,
   ApproveServerToolsInput,
   ImportServersInput,
   ImportServersResult,
+  ServerItemSchema,
+  ServerItemsResult,
   ServerParams,
   ServerSchema,
   ServerToolParams,
   ServerToolSchema,
   ServerToolsResult,
   UpdateServerInput,
+  UpdateServerItemInput,
   UpdateServerToolInput,
 } from "../../schemas/servers";
 import { RevisionQuery } from "../../schemas/skills";
 import { MAX_SERVERS_PER_SESSION } from "../../services/mcp/proxied";
+import { approveServerItems, listServerItems, updateServerItem } from "../../services/servers/item-settings";
 import {
   getServer,
   importServers,
@@ -182,6 +187,53 @@ const approveTools = defineRoute(
   },
 );
 
+const items = defineRoute(
+  { scope: "servers:read" },
+  {
+    method: "get",
+    path: `${base}/{slug}/items`,
+    tags,
+    summary:
+      "The server's resources, resource templates and prompts as last listed, with each one's settings and pin state",
+    request: { params: ServerParams },
+    responses: {
+      200: jsonContent(ServerItemsResult, "The items as last listed."),
+      404: errorResponse("No such server for the caller."),
+    },
+  },
+);
+
+const updateItem = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "patch",
+    path: `${base}/{slug}/items`,
+    tags,
+    summary: "Switch a resource, template or prompt on or off, or mark it safe for plan and goal modes",
+    request: { params: ServerParams, ...jsonRequest(UpdateServerItemInput) },
+    responses: {
+      200: jsonContent(ServerItemSchema, "The item after the change."),
+      404: errorResponse("No such server or item for the caller."),
+    },
+  },
+);
+
+const approveItems = defineRoute(
+  { scope: "servers:write" },
+  {
+    method: "post",
+    path: `${base}/{slug}/items/approve`,
+    tags,
+    summary: "Approve resources, templates and prompts as they are now; new and changed ones are withheld until then",
+    request: { params: ServerParams, ...jsonRequest(ApproveServerItemsInput) },
+    responses: {
+      200: jsonContent(ServerItemsResult, "The items after approval."),
+      400: errorResponse("An item the server does not offer."),
+      404: errorResponse("No such server for the caller."),
+    },
+  },
+);
+
 export function registerServers(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
   app.openapi(list, async (c) =>
     c.json(
@@ -229,6 +281,18 @@ export function registerServers(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps
   app.openapi(approveTools, async (c) => {
     const { ws, slug } = c.req.valid("param");
     return c.json(await approveServerTools({ ctx: actionContext(c), ws, slug, tools: c.req.valid("json").tools }), 200);
+  });
+  app.openapi(items, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await listServerItems({ ctx: actionContext(c), ws, slug }), 200);
+  });
+  app.openapi(updateItem, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await updateServerItem({ ctx: actionContext(c), ws, slug, input: c.req.valid("json") }), 200);
+  });
+  app.openapi(approveItems, async (c) => {
+    const { ws, slug } = c.req.valid("param");
+    return c.json(await approveServerItems({ ctx: actionContext(c), ws, slug, items: c.req.valid("json").items }), 200);
   });
   app.openapi(remove, async (c) => {
     const { ws, slug } = c.req.valid("param");

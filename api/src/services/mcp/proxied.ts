@@ -23,6 +23,7 @@ import {
   safeMessage,
 } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
+import { relayWithItems } from "./relayed-items";
 
 /** Active servers a session serves at most; the rest are skipped and logged, not queued. */
 export const MAX_SERVERS_PER_SESSION = 16;
@@ -595,15 +596,12 @@ export function findSingleServer(
 
 /**
  * Why a request other than a tool call (resources, prompts, completions) may not reach this server
- * from this session now, or null. Only tools can be marked plan-safe, so in plan and goal modes the
- * rest of a server stays closed.
+ * from this session now, or null: the server is not active for it. Each resource, template and
+ * prompt is then governed by its own pin and settings (see relayed-items.ts).
  */
-export function relayRefusal(server: ServerRow, session: Pick<McpSession, "project" | "mode">): string | null {
+export function relayRefusal(server: ServerRow, session: Pick<McpSession, "project">): string | null {
   const inactive = inactiveBecause(server, session.project);
-  if (inactive) return `${server.slug} is not active for this session: it ${inactive}`;
-  if (session.mode !== "agent")
-    return `${server.slug}'s resources and prompts are not offered in ${session.mode} mode; only tools marked plan-safe are`;
-  return null;
+  return inactive ? `${server.slug} is not active for this session: it ${inactive}` : null;
 }
 
 /**
@@ -612,7 +610,7 @@ export function relayRefusal(server: ServerRow, session: Pick<McpSession, "proje
  * from the cache).
  */
 export async function upstreamCapabilities(
-  session: Pick<McpSession, "project" | "mode">,
+  session: Pick<McpSession, "project">,
   deps: ServerDeps,
   server: ServerRow,
 ): Promise<Record<string, unknown>> {
@@ -628,7 +626,8 @@ export async function upstreamCapabilities(
 
 /**
  * Relays one request other than a tool call to a session's upstream server, after the checks a
- * call gets at dispatch (the server enabled and in scope, agent mode). The upstream's JSON-RPC error
+ * call gets at dispatch (the server enabled and in scope) and under the pins of its resources,
+ * templates and prompts (see relayed-items.ts). The upstream's JSON-RPC error
  * is thrown as it is (UpstreamRpcError), for the transport to relay; Loadout's own refusals and
  * failures as AppErrors.
  */
@@ -645,12 +644,14 @@ export async function relayRequest(
   if (refused) throw new AppError("forbidden", `${refused}.`);
   let used: UpstreamTarget | undefined;
   try {
-    const result = await withUsableTarget(db, session, deps, server, options.now, (pool, target) => {
-      used = target;
-      return pool.request(target, method, params, options);
+    return await relayWithItems(db, deps.hot, server, session.mode, method, params, options.now, async () => {
+      const result = await withUsableTarget(db, session, deps, server, options.now, (pool, target) => {
+        used = target;
+        return pool.request(target, method, params, options);
+      });
+      if (isRefusal(result)) throw new AppError("unavailable", `${result.refusal} Nothing was sent.`);
+      return result;
     });
-    if (isRefusal(result)) throw new AppError("unavailable", `${result.refusal} Nothing was sent.`);
-    return result;
   } catch (error) {
     if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
     if (!(error instanceof UpstreamUnavailable)) throw error;

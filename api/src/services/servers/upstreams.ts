@@ -23,6 +23,7 @@ import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
 import { type CredentialActor, isRefusal, withCredentials } from "./credentials";
 import type { CatalogCache, DefinitionCache } from "./definitions";
+import { listUpstreamItems, storeItems } from "./items";
 import { adoptOAuth } from "./oauth/adopt";
 
 export { headerAd, openedTarget, targetOf, urlAd } from "./targets";
@@ -213,13 +214,19 @@ export async function refreshTools(
       deps,
       server,
       options.actor ?? { userId: "", workspaceParam: "me", now },
-      (t) => {
+      async (t) => {
         target = t;
-        return pool.listTools(t);
+        const tools = await pool.listTools(t);
+        // What it offers besides tools is listed on the same connection; a server that fails to
+        // list them keeps its tools (and its items as they were).
+        const items = await listUpstreamItems(pool, t).catch(() => null);
+        return { ...tools, items };
       },
     );
     if (isRefusal(listing)) return { stored: null, error: listing.refusal, needsSignIn: true };
-    return { stored: await storeTools(db, server, listing, now), error: null };
+    const stored = await storeTools(db, server, listing, now);
+    if (listing.items) await storeItems(db, server, listing.items, now);
+    return { stored, error: null };
   } catch (error) {
     // A secret sealed under a key this deployment no longer has: the server cannot be reached.
     if (error instanceof SecretBoxError) {

@@ -1,0 +1,139 @@
+import type { Database } from "@loadout/db";
+import { UriTemplate } from "@modelcontextprotocol/server";
+import {
+  ITEM_LISTINGS,
+  ITEM_NOUNS,
+  itemWithheldBecause,
+  kindListedBy,
+  type ServerItemKind,
+} from "../../domain/servers/items";
+import { AppError } from "../../errors";
+import type { HotCaches } from "../cache/hot";
+import { itemKeyOf, noteListedItems, type ServerItemRow, serverItems } from "../servers/items";
+import type { ServerRow } from "../servers/upstreams";
+
+/** What a relayed request other than a listing names: the item whose pin and settings govern it. */
+type Named = { kind: ServerItemKind; key: string } | { uri: string } | null;
+
+/** The item a request names (prompts/get, resources/read, completion/complete…); null for one that names none (ping). */
+function namedBy(method: string, params: Record<string, unknown> | undefined): Named {
+  const p = params ?? {};
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  switch (method) {
+    case "prompts/get":
+      return { kind: "prompt", key: text(p.name) };
+    case "resources/read":
+    case "resources/subscribe":
+    case "resources/unsubscribe":
+      return { uri: text(p.uri) };
+    case "completion/complete": {
+      const ref = (p.ref ?? {}) as Record<string, unknown>;
+      if (ref.type === "ref/prompt") return { kind: "prompt", key: text(ref.name) };
+      return { kind: "template", key: text(ref.uri) };
+    }
+    default:
+      return null;
+  }
+}
+
+const describe = (kind: ServerItemKind, key: string) => `${ITEM_NOUNS[kind]} ${JSON.stringify(key.slice(0, 200))}`;
+
+/** Templates compiled once per row (a row is replaced, never changed, when its listing changes). */
+const compiled = new WeakMap<ServerItemRow, UriTemplate | null>();
+function templateOf(row: ServerItemRow): UriTemplate | null {
+  if (!compiled.has(row)) {
+    let template: UriTemplate | null = null;
+    try {
+      template = new UriTemplate(row.key);
+    } catch {
+      template = null;
+    }
+    compiled.set(row, template);
+  }
+  return compiled.get(row) ?? null;
+}
+
+/**
+ * Why this request may not reach the upstream for a session in `mode`, or null. A resource is
+ * readable when it was listed and is served, or when its URI matches a served template and no
+ * listed resource of that URI is withheld; a prompt or a completion by its own item.
+ */
+export function relayedItemRefusal(
+  rows: ServerItemRow[],
+  method: string,
+  params: Record<string, unknown> | undefined,
+  mode: string,
+): string | null {
+  const named = namedBy(method, params);
+  if (!named) return null;
+  if ("kind" in named) {
+    const row = rows.find((r) => r.kind === named.kind && r.key === named.key);
+    const withheld = itemWithheldBecause(row, mode);
+    return withheld && `${describe(named.kind, named.key)} is ${withheld}.`;
+  }
+  const listed = rows.find((r) => r.kind === "resource" && r.key === named.uri);
+  if (listed) {
+    const withheld = itemWithheldBecause(listed, mode);
+    return withheld && `${describe("resource", named.uri)} is ${withheld}.`;
+  }
+  const templates = rows.filter((r) => r.kind === "template" && templateOf(r)?.match(named.uri));
+  if (templates.some((t) => itemWithheldBecause(t, mode) === null)) return null;
+  const reason = templates[0]
+    ? itemWithheldBecause(templates[0], mode)
+    : "not among the resources or templates it listed: press Test on the server's page in the Loadout console, then review what it offers";
+  return `${describe("resource", named.uri)} is ${reason}.`;
+}
+
+/**
+ * A listing's items that this session may see: each known, approved with its pin unchanged,
+ * enabled, and in plan and goal modes marked safe. Returns the items the store has not seen as
+ * they are now (new or changed), to be noted for review.
+ */
+export function servedListing(
+  rows: ServerItemRow[],
+  kind: ServerItemKind,
+  result: Record<string, unknown>,
+  mode: string,
+): { result: Record<string, unknown>; unseen: Record<string, unknown>[] } {
+  const field = ITEM_LISTINGS[kind].field;
+  const listed = Array.isArray(result[field]) ? (result[field] as Record<string, unknown>[]) : [];
+  const byKey = new Map(rows.filter((r) => r.kind === kind).map((r) => [r.key, r]));
+  const served: Record<string, unknown>[] = [];
+  const unseen: Record<string, unknown>[] = [];
+  for (const item of listed) {
+    const found = itemKeyOf(kind, item);
+    const row = found ? byKey.get(found.key) : undefined;
+    if (!row || row.hash !== found?.hash) {
+      unseen.push(item);
+      continue;
+    }
+    if (itemWithheldBecause(row, mode) === null) served.push(item);
+  }
+  return { result: { ...result, [field]: served }, unseen };
+}
+
+/**
+ * Relays a request other than a tool call under the server's item pins: a listing is filtered
+ * (and what it showed new is noted for review), a request naming a withheld item is refused before
+ * anything is sent.
+ */
+export async function relayWithItems(
+  db: Database,
+  hot: HotCaches,
+  server: ServerRow,
+  mode: string,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  now: Date,
+  send: () => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  const rows = await serverItems(db, hot, server);
+  const refused = relayedItemRefusal(rows, method, params, mode);
+  if (refused) throw new AppError("forbidden", refused);
+  const result = await send();
+  const kind = kindListedBy(method);
+  if (!kind || result.resultType === "input_required") return result;
+  const { result: served, unseen } = servedListing(rows, kind, result, mode);
+  if (unseen.length) await noteListedItems(db, server, kind, unseen, rows, now);
+  return served;
+}

@@ -1,0 +1,183 @@
+import { type Database, mcpServerItems, type mcpServers, workspaces } from "@loadout/db";
+import type { UpstreamPool, UpstreamTarget } from "@loadout/workers";
+import { and, asc, eq, notInArray, sql } from "drizzle-orm";
+import {
+  exposedItemKey,
+  ITEM_KINDS,
+  ITEM_LISTINGS,
+  itemHash,
+  itemKey,
+  type ServerItemKind,
+} from "../../domain/servers/items";
+import type { HotCaches } from "../cache/hot";
+import { lockWorkspace } from "../workspaces/lock";
+import { bumpCatalog } from "./catalog-version";
+
+/** A server's row (as upstreams.ts names it; not imported from there, which imports this module). */
+type ServerRow = typeof mcpServers.$inferSelect;
+
+export type ServerItemRow = typeof mcpServerItems.$inferSelect;
+
+/** Items of one kind a server may offer at most; the rest are not served (as tools past 64). */
+export const MAX_ITEMS_PER_KIND = 256;
+
+/** What an upstream listed now, by kind: only the kinds it offers (a kind it does not offer is absent). */
+export type ItemListing = Partial<Record<ServerItemKind, Record<string, unknown>[]>>;
+
+/**
+ * Every resource, template and prompt the upstream offers, page by page up to the cap. Kinds it
+ * does not declare are not asked for.
+ */
+export async function listUpstreamItems(
+  pool: Pick<UpstreamPool, "request" | "capabilities">,
+  target: UpstreamTarget,
+): Promise<ItemListing> {
+  const capabilities = await pool.capabilities(target);
+  const listing: ItemListing = {};
+  for (const kind of ITEM_KINDS) {
+    const { method, field, capability } = ITEM_LISTINGS[kind];
+    if (!capabilities[capability]) continue;
+    const items: Record<string, unknown>[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await pool.request(target, method, cursor ? { cursor } : {});
+      const listed = Array.isArray(page[field]) ? (page[field] as Record<string, unknown>[]) : [];
+      items.push(...listed.filter((item) => item && typeof item === "object"));
+      cursor = typeof page.nextCursor === "string" && page.nextCursor ? page.nextCursor : undefined;
+    } while (cursor && items.length < MAX_ITEMS_PER_KIND);
+    listing[kind] = items.slice(0, MAX_ITEMS_PER_KIND);
+  }
+  return listing;
+}
+
+async function teamOf(db: Database, server: Pick<ServerRow, "workspaceId">): Promise<string | null> {
+  const [owner] = await db
+    .select({ kind: workspaces.kind, slug: workspaces.slug })
+    .from(workspaces)
+    .where(eq(workspaces.id, server.workspaceId));
+  return owner?.kind === "team" ? owner.slug : null;
+}
+
+function rowsOf(
+  server: ServerRow,
+  team: string | null,
+  kind: ServerItemKind,
+  items: Record<string, unknown>[],
+  now: Date,
+) {
+  const seen = new Set<string>();
+  const rows: (typeof mcpServerItems.$inferInsert)[] = [];
+  for (const definition of items) {
+    const key = itemKey(kind, definition);
+    if (key === null || seen.has(key)) continue;
+    seen.add(key);
+    rows.push({
+      serverId: server.id,
+      workspaceId: server.workspaceId,
+      kind,
+      key,
+      exposedKey: exposedItemKey(kind, key, server.slug, team),
+      position: rows.length,
+      definition,
+      hash: itemHash(kind, definition),
+      updatedAt: now,
+    });
+  }
+  return rows;
+}
+
+const CURRENT = {
+  exposedKey: sql`excluded.exposed_key`,
+  definition: sql`excluded.definition`,
+  hash: sql`excluded.hash`,
+  updatedAt: sql`excluded.updated_at`,
+};
+
+/**
+ * Stores what a server offers besides tools, as a full listing (on Test and first use): each
+ * kind listed is replaced, the user's settings (enabled, plan-safe, the approved pin) kept, items
+ * no longer offered removed. A kind the listing lacks is left as it was.
+ */
+export async function storeItems(db: Database, server: ServerRow, listing: ItemListing, now: Date): Promise<void> {
+  const team = await teamOf(db, server);
+  await db.transaction(async (tx) => {
+    await lockWorkspace(tx, server.workspaceId);
+    for (const kind of ITEM_KINDS) {
+      const items = listing[kind];
+      if (!items) continue;
+      const rows = rowsOf(server, team, kind, items, now);
+      const keys = rows.map((r) => r.key);
+      await tx
+        .delete(mcpServerItems)
+        .where(
+          and(
+            eq(mcpServerItems.serverId, server.id),
+            eq(mcpServerItems.kind, kind),
+            ...(keys.length ? [notInArray(mcpServerItems.key, keys)] : []),
+          ),
+        );
+      if (rows.length)
+        await tx
+          .insert(mcpServerItems)
+          .values(rows)
+          .onConflictDoUpdate({
+            target: [mcpServerItems.serverId, mcpServerItems.kind, mcpServerItems.key],
+            set: { ...CURRENT, position: sql`excluded.position` },
+          });
+    }
+    await bumpCatalog(tx, server.workspaceId);
+  });
+}
+
+/**
+ * Notes what one page of a live listing showed: an item never seen is stored as new and a changed
+ * one gets its new hash, both withheld until reviewed. Nothing is removed (a page is not the list).
+ */
+export async function noteListedItems(
+  db: Database,
+  server: ServerRow,
+  kind: ServerItemKind,
+  items: Record<string, unknown>[],
+  known: ServerItemRow[],
+  now: Date,
+): Promise<void> {
+  const team = await teamOf(db, server);
+  const byKey = new Map(known.filter((r) => r.kind === kind).map((r) => [r.key, r]));
+  const base = known.filter((r) => r.kind === kind).length;
+  const rows = rowsOf(server, team, kind, items, now)
+    .filter((row) => byKey.get(row.key)?.hash !== row.hash)
+    .map((row, i) => ({ ...row, position: byKey.get(row.key)?.position ?? base + i }));
+  if (rows.length === 0) return;
+  await db.transaction(async (tx) => {
+    await lockWorkspace(tx, server.workspaceId);
+    await tx
+      .insert(mcpServerItems)
+      .values(rows)
+      .onConflictDoUpdate({ target: [mcpServerItems.serverId, mcpServerItems.kind, mcpServerItems.key], set: CURRENT });
+    await bumpCatalog(tx, server.workspaceId);
+  });
+}
+
+/** A server's items, in hand while the hot cache holds them. */
+export function serverItems(
+  db: Database,
+  hot: HotCaches,
+  server: Pick<ServerRow, "id" | "workspaceId">,
+): ServerItemRow[] | Promise<ServerItemRow[]> {
+  return hot.byWorkspaces(`server_items\u0000${server.id}`, [server.workspaceId], () =>
+    db
+      .select()
+      .from(mcpServerItems)
+      .where(and(eq(mcpServerItems.serverId, server.id), eq(mcpServerItems.workspaceId, server.workspaceId)))
+      .orderBy(asc(mcpServerItems.kind), asc(mcpServerItems.position)),
+  );
+}
+
+/** An item's key and current hash, or null when it has no key. */
+export function itemKeyOf(
+  kind: ServerItemKind,
+  definition: Record<string, unknown>,
+): { key: string; hash: string } | null {
+  const key = itemKey(kind, definition);
+  return key === null ? null : { key, hash: itemHash(kind, definition) };
+}
