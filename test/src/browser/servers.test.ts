@@ -421,6 +421,30 @@ describe("servers in the console", () => {
     await row.getByText("approved").waitFor();
   });
 
+  it("reviews a server's resources, templates and prompts after Test, approves them and marks one safe for plan mode", async () => {
+    const memo = await startStatelessUpstream({ items: true });
+    try {
+      await pasteAndOpen({ memo: { url: memo.url } }, "memo");
+      await testConnection();
+      const card = page.getByRole("region", { name: "Resources and prompts" });
+      await card.getByTestId("items-waiting").waitFor();
+      expect(await card.getByTestId("item-row").count()).toBe(3);
+      await card.getByRole("button", { name: "Approve all 3" }).click();
+      await card.getByTestId("items-waiting").waitFor({ state: "detached" });
+      const items = async () =>
+        (
+          (await (await rest("/servers/memo/items")).json()) as {
+            items: { key: string; pin: string; planSafe: boolean }[];
+          }
+        ).items;
+      expect((await items()).every((item) => item.pin === "approved")).toBe(true);
+      await card.getByTestId("item-row").filter({ hasText: "greet" }).getByRole("checkbox", { name: "Safe" }).check();
+      await expect.poll(async () => (await items()).find((item) => item.key === "greet")?.planSafe).toBe(true);
+    } finally {
+      await memo.stop();
+    }
+  });
+
   it("raised no page errors", () => {
     expect(pageErrors).toEqual([]);
   });

@@ -16,6 +16,7 @@ import { useWorkspace } from "@/lib/workspace";
 import { ConnectionPanel } from "./connection-panel";
 import { HeaderSecrets } from "./header-secrets";
 import { ServerForm } from "./server-form";
+import { ServerItems, useItems } from "./server-items";
 import { ServerState } from "./server-state";
 import { ServerTools } from "./server-tools";
 import { ServerUrl } from "./server-url";
@@ -33,6 +34,7 @@ export function ServerPage({ initial }: { initial: Server }) {
   const [error, setError] = useState<unknown>(null);
   const [placeholders, setPlaceholders] = useState(() => initial.placeholders);
   const tools = useTools(server.slug);
+  const items = useItems(server.slug);
 
   const reloaded = (fresh: Server) => {
     setServer(fresh);
@@ -45,6 +47,7 @@ export function ServerPage({ initial }: { initial: Server }) {
   const saved = (next: Server) => {
     setServer(next);
     void tools.reload();
+    void items.reload();
   };
 
   const remove = async () => {
@@ -95,6 +98,7 @@ export function ServerPage({ initial }: { initial: Server }) {
           onTested={(result) => {
             setServer(result.server);
             tools.replace(result.tools);
+            void items.reload();
           }}
         />
         <ConnectionPanel server={server} />
@@ -110,6 +114,8 @@ export function ServerPage({ initial }: { initial: Server }) {
       </section>
 
       <ServerTools tools={tools} />
+
+      <ServerItems items={items} />
 
       <section className="card" aria-labelledby="settings-heading">
         <h2 id="settings-heading" className="card-title">

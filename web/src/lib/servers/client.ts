@@ -1,5 +1,16 @@
 import { api } from "@/lib/api";
-import type { ImportResult, Server, ServerEdit, ServerList, TestResult, ToolEdit, ToolList, ToolView } from "./types";
+import type {
+  ImportResult,
+  ItemEdit,
+  ItemView,
+  Server,
+  ServerEdit,
+  ServerList,
+  TestResult,
+  ToolEdit,
+  ToolList,
+  ToolView,
+} from "./types";
 
 // Paths of the servers REST API for one workspace.
 
@@ -29,3 +40,12 @@ export const updateTool = (ws: string, slug: string, tool: string, input: ToolEd
 // Without a list, every tool waiting for review is approved.
 export const approveTools = (ws: string, slug: string, tools?: string[]) =>
   api.post<{ tools: ToolView[] }>(`${serverPath(ws, slug)}/tools/approve`, tools ? { tools } : {});
+
+export const listItems = (ws: string, slug: string) => api.get<{ items: ItemView[] }>(`${serverPath(ws, slug)}/items`);
+
+export const updateItem = (ws: string, slug: string, input: ItemEdit) =>
+  api.patch<ItemView>(`${serverPath(ws, slug)}/items`, input);
+
+// Without a list, every resource, template and prompt waiting for review is approved.
+export const approveItems = (ws: string, slug: string, items?: Pick<ItemView, "kind" | "key">[]) =>
+  api.post<{ items: ItemView[] }>(`${serverPath(ws, slug)}/items/approve`, items ? { items } : {});

@@ -1,9 +1,11 @@
 // Shapes of the servers REST API, as the console reads them: the API's own zod types.
 import type {
+  ServerItemView,
   ServerToolsView,
   ServerToolView,
   ServerView,
   UpdateServerInput,
+  UpdateServerItemInput,
   UpdateServerToolInput,
 } from "@loadout/api/schemas/servers";
 
@@ -25,3 +27,6 @@ export type ToolList = ServerToolsView;
 export type ToolEdit = UpdateServerToolInput;
 
 export type TestResult = { server: Server; tools: ToolList; error: string | null };
+
+export type ItemView = ServerItemView;
+export type ItemEdit = UpdateServerItemInput;
