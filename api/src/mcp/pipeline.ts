@@ -22,6 +22,7 @@ import {
   upstreamCapabilities,
 } from "../services/mcp/proxied";
 import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/session";
+import { sessionItems } from "../services/mcp/session-items";
 import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import { builtInTools } from "./builtin-tools";
@@ -77,6 +78,9 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
  * the answer, written here for a plain request or by the SDK's stateless handler with the same
  * registry → the call recorded, after the answer.
  */
+/** Requests that read the upstreams' resources, templates and prompts at /mcp (the handshake declares them). */
+const ITEM_METHODS = /^(initialize|server\/discover|resources\/|prompts\/|completion\/complete)/;
+
 export function mcpPipeline(
   serverDeps: ServerDeps,
   signingKey: Uint8Array,
@@ -434,6 +438,11 @@ export function mcpPipeline(
               },
             )
           : null;
+      // At /mcp, the upstreams' resources, templates and prompts, for the requests that use them.
+      const items =
+        !single && typeof method === "string" && ITEM_METHODS.test(method)
+          ? await sessionItems(ctx.db, serverDeps, session)
+          : [];
       const per: PerRequest = {
         ...(relay ? { relay } : {}),
         ctx,
@@ -444,6 +453,15 @@ export function mcpPipeline(
           tools,
           ...(catalog?.length ? { listing: catalog.map((t) => t.definition) } : {}),
           extension: method !== "tools/call",
+          ...(items.length
+            ? {
+                upstreamItems: {
+                  items,
+                  relay: (item, relayed, relayParams, signal) =>
+                    relayRequest(ctx.db, session, serverDeps, item.server, relayed, relayParams, { now, signal }),
+                },
+              }
+            : {}),
           askRoots,
           passInputRequests,
           report,

@@ -5,9 +5,11 @@ import { ROOTS_INPUT_KEY } from "../domain/roots";
 import type { ActionContext } from "../services/context";
 import type { McpSession } from "../services/mcp/catalog";
 import type { ProxiedTool } from "../services/mcp/proxied";
+import type { SessionItem } from "../services/mcp/session-items";
 import type { LoadoutTool } from "./registry";
 import type { ToolResult } from "./results";
 import { registrySkillSource } from "./skills-source";
+import { attachUpstreamItems, type ItemRelay } from "./upstream-items";
 
 export const SERVER_INFO = { name: "loadout", title: "Loadout", version: "0.1.0" };
 
@@ -36,6 +38,8 @@ export interface ServerOptions {
   passInputRequests?: boolean;
   /** Also gives a call up when this says (a 2025 client's `notifications/cancelled`); called once per call. */
   giveUpWhen?: (signal: AbortSignal) => AbortSignal;
+  /** The upstream resources, templates and prompts this session sees at /mcp, and how to reach them. */
+  upstreamItems?: { items: SessionItem[]; relay: ItemRelay };
 }
 
 export interface UpstreamCallExtra {
@@ -129,6 +133,10 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
       },
     );
   }
+  // Before the Skills extension: the SDK matches a read against templates in the order registered,
+  // and upstream `skill://_servers/…` URIs must not reach Loadout's own `skill://{+path}`.
+  if (options.upstreamItems?.items.length)
+    attachUpstreamItems(server, options.upstreamItems.items, options.upstreamItems.relay);
   if (options.extension) new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
   const listing = options.listing;
   // A listing with upstream tools: the registered tools as the SDK lists them, then the upstream

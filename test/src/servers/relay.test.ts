@@ -286,3 +286,52 @@ describe("/mcp/s pins for resources, templates and prompts", () => {
     }
   });
 });
+
+describe("/mcp serves every upstream's resources, templates and prompts under its own names", () => {
+  it.each(ERAS)("lists, reads and gets them by their exposed names, %s", async (_era, options) => {
+    const upstream = await startStatelessUpstream({ items: true });
+    const slug = `notes${_era.startsWith("2025") ? "a" : "b"}`;
+    try {
+      await addApprovedServer(account, slug, upstream.url);
+      const client = new Client({ name: "aggregate-test", version: "1.0.0" }, options);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${secret}` } },
+        }),
+      );
+      try {
+        expect(client.getServerCapabilities()?.prompts).toBeDefined();
+        const resources = (await client.listResources()).resources.map((r) => r.uri);
+        expect(resources).toContain(`loadout://servers/${slug}/memo://notes`);
+        const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+        expect(templates).toContain(`loadout://servers/${slug}/memo://notes/{id}`);
+        const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+        expect(prompts).toContain(`${slug}_greet`);
+
+        const read = await client.readResource({ uri: `loadout://servers/${slug}/memo://notes` });
+        expect(read.contents[0]).toMatchObject({
+          uri: `loadout://servers/${slug}/memo://notes`,
+          text: "note 1, note 2",
+        });
+        const viaTemplate = await client.readResource({ uri: `loadout://servers/${slug}/memo://notes/5` });
+        expect(viaTemplate.contents[0]).toMatchObject({
+          uri: `loadout://servers/${slug}/memo://notes/5`,
+          text: "note 5",
+        });
+        const prompt = await client.getPrompt({ name: `${slug}_greet`, arguments: { who: "Grace" } });
+        expect(prompt.messages[0]).toMatchObject({ content: { text: "Hello, Grace!" } });
+
+        // An upstream URI as it is (not under the server's prefix) names nothing at /mcp.
+        const unknown = await client.readResource({ uri: "memo://notes" }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(unknown).toBeInstanceOf(ProtocolError);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await upstream.stop();
+    }
+  });
+});

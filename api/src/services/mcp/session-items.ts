@@ -1,0 +1,72 @@
+import { type Database, mcpServerItems, mcpServers } from "@loadout/db";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { isRowActive } from "../../domain/activation";
+import { exposedUri, itemWithheldBecause } from "../../domain/servers/items";
+import type { ServerItemRow } from "../servers/items";
+import type { ServerDeps, ServerRow } from "../servers/upstreams";
+import type { McpSession } from "./catalog";
+import { MAX_SERVERS_PER_SESSION } from "./proxied";
+
+/** One upstream item a session at /mcp may see, with its server and what the server's URIs become. */
+export interface SessionItem {
+  server: ServerRow;
+  row: ServerItemRow;
+  /** The team's slug for a team's server (its URIs are prefixed with it), else null. */
+  team: string | null;
+}
+
+/**
+ * The upstream resources, templates and prompts a session at /mcp may see: of its active servers
+ * (enabled, in scope for its project, not failed, at most 16, in the catalog's order), each item
+ * approved with its pin unchanged, enabled, and in plan and goal modes marked safe. Read from the
+ * stored listings (as tools at /mcp are), in hand while the hot cache holds them.
+ */
+export function sessionItems(
+  db: Database,
+  deps: Pick<ServerDeps, "hot">,
+  session: Pick<McpSession, "workspaces" | "project" | "mode">,
+): SessionItem[] | Promise<SessionItem[]> {
+  const ids = session.workspaces.map((w) => w.id);
+  if (ids.length === 0) return [];
+  const key = `session_items\u0000${[...ids].sort().join(",")}\u0000${session.project ?? ""}\u0000${session.mode}`;
+  return deps.hot.byWorkspaces(key, ids, async () => {
+    const servers = (
+      await db
+        .select()
+        .from(mcpServers)
+        .where(and(inArray(mcpServers.workspaceId, ids), eq(mcpServers.enabled, true)))
+        .orderBy(asc(mcpServers.createdAt), asc(mcpServers.slug))
+    )
+      .filter((s) => isRowActive(s, session.project))
+      .slice(0, MAX_SERVERS_PER_SESSION)
+      .filter((s) => s.status !== "failed");
+    if (servers.length === 0) return [];
+    const rows = await db
+      .select()
+      .from(mcpServerItems)
+      .where(
+        and(
+          inArray(
+            mcpServerItems.serverId,
+            servers.map((s) => s.id),
+          ),
+          inArray(mcpServerItems.workspaceId, ids),
+        ),
+      )
+      .orderBy(asc(mcpServerItems.kind), asc(mcpServerItems.position));
+    const byId = new Map(servers.map((s) => [s.id, s]));
+    const teams = new Map(session.workspaces.map((w) => [w.id, w.kind === "team" ? w.slug : null]));
+    const order = new Map(servers.map((s, i) => [s.id, i]));
+    return rows
+      .filter((row) => itemWithheldBecause(row, session.mode) === null)
+      .sort((a, b) => (order.get(a.serverId) ?? 0) - (order.get(b.serverId) ?? 0))
+      .flatMap((row) => {
+        const server = byId.get(row.serverId);
+        return server ? [{ server, row, team: teams.get(row.workspaceId) ?? null }] : [];
+      });
+  });
+}
+
+/** A URI an upstream answered with, as clients at /mcp see it (the same rule as its listed items). */
+export const exposedUriOf = (item: Pick<SessionItem, "server" | "team">, uri: string) =>
+  exposedUri(uri, item.server.slug, item.team);
