@@ -398,7 +398,9 @@ export function mcpPipeline(
         ? {
             upstreamCapabilities:
               // A listing needs none; a call's log messages need logging declared.
-              singleRow && method !== "tools/list" ? await upstreamCapabilities(session, serverDeps, singleRow) : {},
+              singleRow && method !== "tools/list"
+                ? await upstreamCapabilities(ctx.db, session, serverDeps, singleRow, now)
+                : {},
             tools: catalog ? catalog.map((t) => upstreamTool(t, serverDeps, { relayErrors: true })) : tools,
             askRoots,
             passInputRequests,

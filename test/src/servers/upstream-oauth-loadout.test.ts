@@ -155,6 +155,27 @@ describe.each([
     ).toBe(200);
     expect(await callRemoteSkills(origin, token)).toContain("upstream-skill");
 
+    // Its resources (the other Loadout's skill files) are declared and read with the caller's sign-in.
+    expect(
+      (await account.rest("/v1/workspaces/me/servers/remote/items/approve", { method: "POST", body: {} })).status,
+    ).toBe(200);
+    const single = new Client({ name: "oauth-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await single.connect(
+      new StreamableHTTPClientTransport(new URL(`${origin}/mcp/s/me/remote`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      expect(single.getServerCapabilities()?.resources).toBeDefined();
+      // The other Loadout offers its skill files through one template (`skill://{+path}`).
+      const templates = (await single.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+      expect(templates).toContain("skill://{+path}");
+      const read = await single.readResource({ uri: "skill://upstream-skill/SKILL.md" });
+      expect(JSON.stringify(read.contents)).toContain("upstream-skill");
+    } finally {
+      await single.close();
+    }
+
     // The tokens are stored sealed: neither the access token nor the refresh token is in the clear.
     const [row] = await first.database.db.select().from(upstreamOAuthConnections);
     expect(row?.accessToken).toBeDefined();

@@ -610,15 +610,19 @@ export function relayRefusal(server: ServerRow, session: Pick<McpSession, "proje
  * from the cache).
  */
 export async function upstreamCapabilities(
-  session: Pick<McpSession, "project">,
+  db: Database,
+  session: Pick<McpSession, "project" | "principal" | "workspaces">,
   deps: ServerDeps,
   server: ServerRow,
+  now: Date,
 ): Promise<Record<string, unknown>> {
-  // An OAuth server's capabilities depend on whose sign-in connects: its tools are listed from the
-  // cache, its other features are not declared here.
-  if (!deps.pool || server.status === "failed" || server.oauth || relayRefusal(server, session)) return {};
+  if (!deps.pool || server.status === "failed" || relayRefusal(server, session)) return {};
   try {
-    return await deps.pool.capabilities(await openedTarget(server, deps.box));
+    // Connected as the caller would be: an OAuth server with the caller's (or the team's) sign-in.
+    const capabilities = await withUsableTarget(db, session, deps, server, now, (pool, target) =>
+      pool.capabilities(target),
+    );
+    return isRefusal(capabilities) ? {} : capabilities;
   } catch {
     return {};
   }
