@@ -129,6 +129,16 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
           },
           ({ who }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${who}!` } }] }),
         );
+        server.registerTool(
+          "link_note",
+          {
+            title: "Link a note",
+            description: "Returns a link to note 3.",
+            inputSchema: z.object({}),
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+          async () => ({ content: [{ type: "resource_link" as const, uri: "memo://notes/3", name: "note 3" }] }),
+        );
       }
       if (options.logging)
         server.registerTool(

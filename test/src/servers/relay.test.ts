@@ -321,6 +321,12 @@ describe("/mcp serves every upstream's resources, templates and prompts under it
         const prompt = await client.getPrompt({ name: `${slug}_greet`, arguments: { who: "Grace" } });
         expect(prompt.messages[0]).toMatchObject({ content: { text: "Hello, Grace!" } });
 
+        // A link an upstream tool returns is under the same prefix, and reads back through Loadout.
+        const linked = await client.callTool({ name: `${slug}_link_note`, arguments: {} });
+        const link = (linked.content as { type: string; uri?: string }[])[0];
+        expect(link).toMatchObject({ type: "resource_link", uri: `loadout://servers/${slug}/memo://notes/3` });
+        expect((await client.readResource({ uri: link?.uri ?? "" })).contents[0]).toMatchObject({ text: "note 3" });
+
         // An upstream URI as it is (not under the server's prefix) names nothing at /mcp.
         const unknown = await client.readResource({ uri: "memo://notes" }).then(
           () => null,

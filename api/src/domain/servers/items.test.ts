@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { exposedItemKey, exposedUri, itemHash, itemKey, itemWithheldBecause, kindListedBy } from "./items";
+import {
+  exposedItemKey,
+  exposedUri,
+  itemHash,
+  itemKey,
+  itemWithheldBecause,
+  kindListedBy,
+  withExposedUris,
+} from "./items";
 
 describe("itemKey and itemHash", () => {
   it("keys resources by URI, templates by URI template and prompts by name", () => {
@@ -54,5 +62,27 @@ describe("itemWithheldBecause", () => {
   it("knows which methods list items", () => {
     expect(kindListedBy("resources/templates/list")).toBe("template");
     expect(kindListedBy("resources/read")).toBeNull();
+  });
+});
+
+describe("withExposedUris", () => {
+  const expose = (uri: string) => exposedUri(uri, "ev", null);
+  it("rewrites resource links and embedded resources, and nothing else", () => {
+    const result = {
+      content: [
+        { type: "text", text: "file:///a" },
+        { type: "resource_link", uri: "file:///a", name: "a" },
+        { type: "resource", resource: { uri: "ui://view", text: "<p>" } },
+      ],
+    };
+    expect(withExposedUris(result, expose).content).toEqual([
+      { type: "text", text: "file:///a" },
+      { type: "resource_link", uri: "loadout://servers/ev/file:///a", name: "a" },
+      { type: "resource", resource: { uri: "ui://_servers/ev/view", text: "<p>" } },
+    ]);
+  });
+  it("returns a result without links unchanged", () => {
+    const plain = { content: [{ type: "text", text: "x" }] };
+    expect(withExposedUris(plain, expose)).toBe(plain);
   });
 });

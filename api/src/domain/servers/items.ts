@@ -97,3 +97,26 @@ export function itemWithheldBecause(item: ItemSettings | undefined, mode: string
     return `not offered in ${mode} mode: mark it safe for plan mode in the Loadout console`;
   return null;
 }
+
+/**
+ * A tool result's resource links and embedded resources with their URIs as clients at /mcp know
+ * them (`expose`, see exposedUri), so that a link an upstream's tool returns can be read back
+ * through Loadout. Other blocks are kept as they are.
+ */
+export function withExposedUris<T extends { content?: unknown }>(result: T, expose: (uri: string) => string): T {
+  if (!Array.isArray(result.content)) return result;
+  let changed = false;
+  const content = (result.content as Record<string, unknown>[]).map((block) => {
+    if (block?.type === "resource_link" && typeof block.uri === "string") {
+      changed = true;
+      return { ...block, uri: expose(block.uri) };
+    }
+    const resource = block?.resource as Record<string, unknown> | undefined;
+    if (block?.type === "resource" && typeof resource?.uri === "string") {
+      changed = true;
+      return { ...block, resource: { ...resource, uri: expose(resource.uri) } };
+    }
+    return block;
+  });
+  return changed ? { ...result, content } : result;
+}

@@ -5,6 +5,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { inactiveBecause, isRowActive } from "../../domain/activation";
 import { nameAsCalled } from "../../domain/servers/called-name";
+import { exposedUri, withExposedUris } from "../../domain/servers/items";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
 import { textProblem } from "../../domain/text";
 import { AppError } from "../../errors";
@@ -43,6 +44,8 @@ export interface ProxiedTool {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  /** At /mcp, what an upstream URI in its results becomes (see withExposedUris); absent on a single-server URL. */
+  exposeUri?: (uri: string) => string;
   /** The entry `tools/list` answers with, built once with the cached listing. */
   definition: {
     name: string;
@@ -98,10 +101,13 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
     session.mode === "agent" ? tool.description : planDescription(tool.description, tool.planSafeActions);
   const annotations = annotationsOf(tool);
   const name = single ? tool.name : tool.exposedName;
+  const workspace = session.workspaces.find((w) => w.id === server.workspaceId);
+  const team = workspace?.kind === "team" ? workspace.slug : null;
   return {
     server,
     tool,
     name,
+    ...(single ? {} : { exposeUri: (uri: string) => exposedUri(uri, server.slug, team) }),
     title: annotations.title,
     description,
     annotations,
@@ -425,7 +431,7 @@ export async function callProxiedTool(
   db: Database,
   session: McpSession,
   deps: ServerDeps,
-  found: { server: ServerRow; tool: ServerToolRow },
+  found: ExposedTool,
   name: string,
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
@@ -434,12 +440,17 @@ export async function callProxiedTool(
 }
 
 /** An upstream's answer as the client gets it: within bounds, its errors naming the tool as called. */
-const answerOf = (result: CallToolResult, tool: ServerToolRow, name: string): CallToolResult =>
-  nameAsCalled(
+function answerOf(result: CallToolResult, found: ExposedTool, name: string): CallToolResult {
+  const answer = nameAsCalled(
     boundResult(withoutEnvelope(result) as Parameters<typeof boundResult>[0]) as CallToolResult,
-    tool.name,
+    found.tool.name,
     name,
   );
+  return found.exposeUri ? withExposedUris(answer, found.exposeUri) : answer;
+}
+
+/** A found tool, with what its results' URIs become where it is served namespaced. */
+type ExposedTool = FoundTool & Pick<ProxiedTool, "exposeUri">;
 
 /** Why dispatch refuses this call now (see callProxiedTool), as the agent reads it; null to send it. */
 function dispatchRefusal(
@@ -466,7 +477,7 @@ export function callPrepared(
   db: Database,
   session: McpSession,
   deps: ServerDeps,
-  found: FoundTool,
+  found: ExposedTool,
   direct: DirectTool | null,
   name: string,
   args: Record<string, unknown> | undefined,
@@ -490,7 +501,7 @@ export function callPrepared(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.whenGone ? { whenGone: options.whenGone } : {}),
     })
-    .then((result) => answerOf(result, found.tool, name), relayed(found.server, found.tool.name, options));
+    .then((result) => answerOf(result, found, name), relayed(found.server, found.tool.name, options));
 }
 
 /** Who calls, for the credentials a call to an OAuth server carries (see servers/credentials.ts). */
@@ -544,11 +555,12 @@ export async function forward(
   db: Database,
   session: Pick<McpSession, "mode" | "principal" | "workspaces">,
   deps: ServerDeps,
-  { server, tool }: { server: ServerRow; tool: ServerToolRow },
+  found: ExposedTool,
   name: string,
   args: Record<string, unknown> | undefined,
   options: ProxiedCallOptions,
 ): Promise<CallToolResult> {
+  const { server, tool } = found;
   let used: UpstreamTarget | undefined;
   try {
     const result = await withUsableTarget(db, session, deps, server, options.now, (pool, target) => {
@@ -565,7 +577,7 @@ export async function forward(
       });
     });
     if (isRefusal(result)) return refusal(`${result.refusal} The call was not sent.`);
-    return answerOf(result, tool, name);
+    return answerOf(result, found, name);
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = used ? safeMessage(error, used) : error.message.slice(0, 500);
