@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -11,8 +11,14 @@ import postgres from "postgres";
 import { connectPostgres, type Database, type OpenedDatabase } from "./client";
 import * as schema from "./schema";
 
-/** Node only: opening PGlite and applying migrations read files. Workers use `connectPostgres`. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../migrations", import.meta.url));
+/**
+ * Node only: opening PGlite and applying migrations read files. Workers use `connectPostgres`.
+ * Found through the package's own name, so that it holds wherever this module was bundled to.
+ */
+export const MIGRATIONS_FOLDER = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@loadout/db/package.json")),
+  "migrations",
+);
 
 /** Any number, fixed: the advisory lock that serialises concurrent migrators on one Postgres. */
 const MIGRATION_LOCK = 7_204_551;

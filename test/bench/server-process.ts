@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { spawnServer } from "../../scripts/server.mjs";
 
 export interface ServerProcess {
   url: string;
@@ -12,15 +10,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** The real Node entry in its own process (so the load generator does not share its event loop). */
+/** The real Node entry in its own process, started as `npm start` starts it (so the load generator does not share its event loop). */
 export async function startServerProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-bench-"));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // Logs go to a file, not a pipe: draining a pipe would cost the load generator's process CPU.
   const logFile = path.join(dataDir, "server.log");
   const logFd = openSync(logFile, "w");
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "api/src/node.ts"], {
-    cwd: ROOT,
+  const child = await spawnServer({
+    nodeArgs,
     env: { ...process.env, LOADOUT_PORT: String(port), LOADOUT_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", logFd, "inherit"],
   });
