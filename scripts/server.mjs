@@ -14,7 +14,7 @@ export const SERVER_BUNDLE = path.join(ROOT, ".loadout/server/node.mjs");
 const INPUTS = `${SERVER_BUNDLE}.inputs.json`;
 const ENTRY = path.join(ROOT, "api/src/node.ts");
 
-/** Whether the bundle is older than any file it was built from (or than this script). */
+/** Whether the bundle is older than any file it was built from (or than this script, or the lock file). */
 function stale() {
   let built;
   let inputs;
@@ -24,7 +24,8 @@ function stale() {
   } catch {
     return true;
   }
-  const sources = [...inputs, fileURLToPath(import.meta.url)];
+  // The lock file too: an install can move a package, and the bundle imports packages by path.
+  const sources = [...inputs, fileURLToPath(import.meta.url), path.join(ROOT, "package-lock.json")];
   try {
     return sources.some((file) => statSync(path.resolve(ROOT, file)).mtimeMs > built);
   } catch {
