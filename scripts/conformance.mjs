@@ -128,7 +128,11 @@ function installTools() {
 
 /** Starts a Node child from the repo root and resolves with the first line it prints. */
 function startChild(label, args, env = process.env, until = (line) => line.length > 0) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return watchChild(label, spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] }), until);
+}
+
+/** Resolves with the lines `child` printed once one of them satisfies `until`. */
+function watchChild(label, child, until) {
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
@@ -153,15 +157,15 @@ function startChild(label, args, env = process.env, until = (line) => line.lengt
   });
 }
 
-/** Loadout as `npm start` runs it (api/src/node.ts under tsx), on a fresh PGlite and a random port. */
+/** Loadout as `npm start` runs it (scripts/server.mjs), on a fresh PGlite and a random port. */
 async function startLoadout() {
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-conformance-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const { DATABASE_URL: _shared, ...env } = process.env;
-  const { lines } = await startChild(
-    "Loadout",
-    ["--import", "tsx", "api/src/node.ts"],
-    {
+  // Imported here: it needs node_modules, which the check above asks for first.
+  const { spawnServer } = await import("./server.mjs");
+  const child = await spawnServer({
+    env: {
       ...env,
       LOADOUT_PORT: "0",
       LOADOUT_HOST: "127.0.0.1",
@@ -170,8 +174,9 @@ async function startLoadout() {
       LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1",
       NEXT_TELEMETRY_DISABLED: "1",
     },
-    (line) => line.includes("/setup/#token="),
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const { lines } = await watchChild("Loadout", child, (line) => line.includes("/setup/#token="));
   const url = lines.map((l) => /^Loadout is running at (\S+)/.exec(l)?.[1]).find(Boolean);
   const setupToken = lines.map((l) => /\/setup\/#token=(\S+)/.exec(l)?.[1]).find(Boolean);
   if (!url || !setupToken) throw new Error(`unexpected start-up banner:\n${lines.join("\n")}`);

@@ -1,6 +1,5 @@
 // `npm start`: console, REST API and MCP endpoint on one local origin (default http://127.0.0.1:8787),
 // on embedded PGlite unless DATABASE_URL is set. Builds the console on first run.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ensureConsoleBuilt, ROOT } from "./lib.mjs";
@@ -11,10 +10,7 @@ if (!existsSync(path.join(ROOT, "node_modules"))) {
 }
 ensureConsoleBuilt();
 
-const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
-  cwd: ROOT,
-  stdio: "inherit",
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-});
+const { spawnServer } = await import("./server.mjs");
+const child = await spawnServer({ env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

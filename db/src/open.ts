@@ -1,18 +1,21 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { connectPostgres, type Database, type OpenedDatabase } from "./client";
 import * as schema from "./schema";
 
-/** Node only: opening PGlite and applying migrations read files. Workers use `connectPostgres`. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../migrations", import.meta.url));
+/**
+ * Node only: opening PGlite and applying migrations read files. Workers use `connectPostgres`.
+ * Found through the package's own name, so that it holds wherever this module was bundled to.
+ */
+export const MIGRATIONS_FOLDER = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@loadout/db/package.json")),
+  "migrations",
+);
 
 /** Any number, fixed: the advisory lock that serialises concurrent migrators on one Postgres. */
 const MIGRATION_LOCK = 7_204_551;
@@ -39,6 +42,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
       ...(options.logQuery ? { logQuery: options.logQuery } : {}),
     });
   }
+  // Loaded only here: a process on Postgres never needs PGlite or its driver (about 3 MiB of heap).
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+    import("drizzle-orm/pglite/migrator"),
+  ]);
   const dataDir = options.dataDir ?? path.resolve(".loadout/data");
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { OpenedDatabase } from "@loadout/db";
@@ -63,7 +63,15 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolea
 /** How long an upstream host's addresses, and a URL's pass of the SSRF guard, are remembered. */
 const RESOLVED_FOR_MS = 30_000;
 
-export const WEB_OUT = fileURLToPath(new URL("../../../web/out", import.meta.url));
+/**
+ * The console's static export, found through the web workspace's name (not a path relative to this
+ * file, which would not hold once the entry is bundled). Not a declared dependency: the console
+ * depends on the API, and is optional here (served only when built).
+ */
+export const WEB_OUT = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@loadout/web/package.json")),
+  "out",
+);
 
 /** Local mode keeps a generated key in the data folder, created once with owner-only permissions. */
 export function localSecretKey(dataDir: string): string {

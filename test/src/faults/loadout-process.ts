@@ -2,13 +2,11 @@
  * Loadout's real Node entry (`api/src/node.ts`) in a process of its own: a test of what ends the
  * process must not share it, and a signal must reach the entry's own handlers.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+import { spawnServer } from "../../../scripts/server.mjs";
 
 export interface LoadoutProcess {
   url: string;
@@ -31,8 +29,7 @@ export async function startLoadoutProcess(env: Record<string, string>): Promise<
   // The database is the caller's choice: never a DATABASE_URL inherited from the test run.
   const inherited = { ...process.env };
   delete inherited.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
-    cwd: ROOT,
+  const child = await spawnServer({
     env: { ...inherited, LOADOUT_PORT: "0", LOADOUT_HOST: "127.0.0.1", LOADOUT_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", logFd, logFd],
   });

@@ -2,24 +2,22 @@
  * What a person watching the terminal of a local start sees: the banner's URLs, one short line per
  * API or MCP request (not the console's files), the setup link printed again while no account
  * exists, and plain sentences, not stacks, when the port is taken or a variable is wrong.
- * The Node entry is started directly: the console build that `npm start` adds plays no part here.
+ * The Node entry is started as `npm start` starts it, less the console build, which plays no part here.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnServer } from "../../../scripts/server.mjs";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-terminal-"));
 const port = String(21_000 + Math.floor(Math.random() * 20_000));
 const url = `http://127.0.0.1:${port}`;
 
-function entry(env: Record<string, string>) {
+async function entry(env: Record<string, string>) {
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "api/src/node.ts"], {
-    cwd: ROOT,
+  const child = await spawnServer({
     env: { ...process.env, DATABASE_URL: "", LOADOUT_LOG: "", LOADOUT_MODE: "local", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -41,11 +39,11 @@ async function until(check: () => boolean, what: () => string) {
   }
 }
 
-let running: ReturnType<typeof entry>;
+let running: Awaited<ReturnType<typeof entry>>;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
-  running = entry({ LOADOUT_PORT: port, LOADOUT_DATA_DIR: dataDir });
+  running = await entry({ LOADOUT_PORT: port, LOADOUT_DATA_DIR: dataDir });
   child = running.child;
   await until(
     () => running.output().includes("Create the first one with this one-time link"),
@@ -93,7 +91,10 @@ describe("a local start's terminal", () => {
   });
 
   it("says the port is taken and what to do, without Node's stack", async () => {
-    const second = entry({ LOADOUT_PORT: port, LOADOUT_DATA_DIR: mkdtempSync(path.join(tmpdir(), "loadout-t2-")) });
+    const second = await entry({
+      LOADOUT_PORT: port,
+      LOADOUT_DATA_DIR: mkdtempSync(path.join(tmpdir(), "loadout-t2-")),
+    });
     expect(await second.exited).toBe(1);
     expect(second.output()).toContain(`127.0.0.1:${port} is already in use`);
     expect(second.output()).toContain("choose a free port with LOADOUT_PORT");
@@ -101,7 +102,7 @@ describe("a local start's terminal", () => {
   });
 
   it("names a wrong variable and what to do", async () => {
-    const wrong = entry({ LOADOUT_PORT: "abc", LOADOUT_DATA_DIR: dataDir });
+    const wrong = await entry({ LOADOUT_PORT: "abc", LOADOUT_DATA_DIR: dataDir });
     expect(await wrong.exited).toBe(1);
     expect(wrong.output()).toContain("LOADOUT_PORT: must be a whole number from 0 to 65535");
     expect(wrong.output()).not.toContain("NaN");

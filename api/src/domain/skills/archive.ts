@@ -1,11 +1,21 @@
-import { configure, type FileEntry, Uint8ArrayReader, ZipReader } from "@zip.js/zip.js";
-import { inflateSync } from "fflate";
+import type { FileEntry, ZipReader } from "@zip.js/zip.js";
+import type { inflateSync } from "fflate";
 import { validateFilePaths } from "./paths";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-// No web workers: the API runs in Node and in Workers isolates, which have none to spare.
-configure({ useWebWorkers: false });
+type Inflate = typeof inflateSync;
+
+/** Loaded on the first import, not at start: most processes never read an archive (about 2 MiB of heap). */
+let zipLibraries: Promise<{ zip: typeof import("@zip.js/zip.js"); inflate: Inflate }> | undefined;
+function loadZipLibraries() {
+  zipLibraries ??= Promise.all([import("@zip.js/zip.js"), import("fflate")]).then(([zip, fflate]) => {
+    // No web workers: the API runs in Node and in Workers isolates, which have none to spare.
+    zip.configure({ useWebWorkers: false });
+    return { zip, inflate: fflate.inflateSync };
+  });
+  return zipLibraries;
+}
 
 export interface ArchiveLimits {
   maxFiles: number;
@@ -50,7 +60,7 @@ export function crc32(bytes: Uint8Array): number {
  * faster than zip.js's stream path here: 55 ms against 1.5 s for 512 files, 16 MiB). The output
  * buffer has the declared size, so a lying header cannot make it grow, and the CRC must match.
  */
-function entryBytes(archive: Uint8Array, entry: FileEntry): Uint8Array {
+function entryBytes(archive: Uint8Array, entry: FileEntry, inflateSync: Inflate): Uint8Array {
   const view = new DataView(archive.buffer, archive.byteOffset, archive.byteLength);
   const local = entry.offset;
   if (local + 30 > archive.byteLength || view.getUint32(local, true) !== 0x04034b50)
@@ -80,12 +90,13 @@ export async function readSkillArchive(
   docName: string,
   limits: ArchiveLimits,
 ): Promise<ArchiveResult> {
+  const { zip, inflate } = await loadZipLibraries();
   let reader: ZipReader<unknown>;
   let entries: Awaited<ReturnType<ZipReader<unknown>["getEntries"]>>;
   try {
     // Names are checked below by the product's own path rules, which name the entry; the
     // library's check would refuse `..` with a message of its own and no name.
-    reader = new ZipReader(new Uint8ArrayReader(bytes), { filenameValidation: "tolerant" });
+    reader = new zip.ZipReader(new zip.Uint8ArrayReader(bytes), { filenameValidation: "tolerant" });
     entries = await reader.getEntries();
   } catch (error) {
     return invalid(
@@ -160,7 +171,7 @@ export async function readSkillArchive(
   for (const entry of files) {
     const path = (nameOf.get(entry) ?? entry.filename).slice(prefix.length);
     try {
-      out.set(path, entryBytes(bytes, entry));
+      out.set(path, entryBytes(bytes, entry, inflate));
     } catch (error) {
       return invalid(
         entry.filename,

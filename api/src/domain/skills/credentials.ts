@@ -3,8 +3,7 @@
  * it, and its files are served to clients verbatim. Detection is secretlint's maintained
  * recommended preset plus the few kinds it misses (`credential-rules.ts`).
  */
-import { lintSource } from "@secretlint/core";
-import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
+import type { lintSource } from "@secretlint/core";
 import { SUPPLEMENTARY_RULES } from "./credential-rules";
 
 export interface CredentialFinding {
@@ -25,7 +24,18 @@ const FILTER_COMMENTS_RULE = "@secretlint/secretlint-rule-filter-comments";
  * The recommended preset's own rule list, registered one by one rather than as the preset: core
  * 13.1 ignores `disabled` for a rule configured inside a preset, and one rule must go.
  */
-const CONFIG: SecretlintConfig = {
+/** Loaded on the first scan, not at start: most processes never scan (about 1.6 MiB of heap). */
+let secretlint: Promise<{ lint: typeof lintSource; config: SecretlintConfig }> | undefined;
+function loadSecretlint() {
+  secretlint ??= Promise.all([import("@secretlint/core"), import("@secretlint/secretlint-rule-preset-recommend")]).then(
+    ([core, preset]) => ({ lint: core.lintSource, config: configFor(preset.rules) }),
+  );
+  return secretlint;
+}
+
+type PresetRules = Awaited<typeof import("@secretlint/secretlint-rule-preset-recommend")>["rules"];
+
+const configFor = (recommendedRules: PresetRules): SecretlintConfig => ({
   rules: recommendedRules
     // Its `secretlint-disable` comments would let an uploader exempt their own content.
     .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
@@ -41,7 +51,7 @@ const CONFIG: SecretlintConfig = {
           }
         : { id: rule.meta.id, rule },
     ),
-};
+});
 
 /** secretlint rule and message ids → what we call them. */
 const KINDS: Record<string, string> = {
@@ -132,9 +142,10 @@ function lineFinder(text: string): (offset: number) => number {
 
 async function scanText(path: string, text: string): Promise<CredentialFinding[]> {
   const hits: { offset: number; kind: string }[] = [];
-  const result = await lintSource({
+  const { lint, config } = await loadSecretlint();
+  const result = await lint({
     source: { content: text, filePath: path, ext: secretlintExt(path), contentType: "text" },
-    options: { config: CONFIG, maskSecrets: true, noPhysicFilePath: true },
+    options: { config, maskSecrets: true, noPhysicFilePath: true },
   });
   for (const message of result.messages) {
     if (message.type === "message")
