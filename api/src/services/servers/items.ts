@@ -1,5 +1,5 @@
 import { type Database, mcpServerItems, type mcpServers, workspaces } from "@loadout/db";
-import type { UpstreamPool, UpstreamTarget } from "@loadout/workers";
+import type { UpstreamTarget } from "@loadout/workers";
 import { and, asc, eq, notInArray, sql } from "drizzle-orm";
 import {
   exposedItemKey,
@@ -29,7 +29,10 @@ export type ItemListing = Partial<Record<ServerItemKind, Record<string, unknown>
  * does not declare are not asked for.
  */
 export async function listUpstreamItems(
-  pool: Pick<UpstreamPool, "request" | "capabilities">,
+  pool: {
+    request(target: UpstreamTarget, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+    capabilities(target: UpstreamTarget): Promise<Record<string, unknown>>;
+  },
   target: UpstreamTarget,
 ): Promise<ItemListing> {
   const capabilities = await pool.capabilities(target);
