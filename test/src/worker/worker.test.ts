@@ -336,8 +336,8 @@ describe("the built Worker in workerd", () => {
       token_endpoint: `${issuer}/oauth/token`,
       code_challenge_methods_supported: ["S256"],
     });
-    // No resolver for the SSRF guard on this entry yet: dynamic registration only.
-    expect(meta.body.client_id_metadata_document_supported).toBe(false);
+    // The SSRF guard resolves over DNS over HTTPS (test/src/worker/edge.test.ts fetches a document).
+    expect(meta.body.client_id_metadata_document_supported).toBe(true);
     const callback = "https://claude.ai/api/mcp/auth_callback";
     const client = await postJson("/oauth/register", { client_name: "Claude", redirect_uris: [callback] });
     expect(client.status, client.text).toBe(201);
