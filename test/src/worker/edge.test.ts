@@ -49,6 +49,10 @@ beforeAll(async () => {
         JSON.stringify({ client_id: `${origin}/client.json`, client_name: "Edge Client", redirect_uris: [callback] }),
       );
     }
+    if (url.pathname === "/moved") {
+      // Redirects are followed by hand, and each hop goes through the guard again.
+      return void res.writeHead(302, { location: "https://private.example/client.json" }).end();
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -129,6 +133,12 @@ describe("client ID metadata documents on the Worker", () => {
     const again = await send(worker)(authorizeUrl(issuer, clientId), { redirect: "manual" });
     expect(again.status).toBe(302);
     expect(documentFetches).toBe(1);
+  });
+
+  it("refuses a document redirected to a host that resolves to a private address", async () => {
+    const res = await send(worker)(authorizeUrl(issuer, `${origin}/moved`), { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("may not be fetched: private.example resolves to 10.1.2.3");
   });
 
   it("refuses a document whose host resolves (over DoH) to a private address, saying why", async () => {
