@@ -1,5 +1,6 @@
 import type { Database } from "@loadout/db";
 import { schemaState } from "@loadout/db/schema-version";
+import { describeError } from "../errors";
 
 /**
  * The Worker cannot migrate (it reads no files, and Hyperdrive is no place for DDL): migrations
@@ -26,6 +27,10 @@ export async function schemaBehindAnswer(
       return null;
     }
     log(`schema behind: ${state.applied} of ${state.expected} migrations applied; run npm run db:migrate`);
+  } catch (error) {
+    // The database cannot be reached: the app answers that in its own words (and this checks again next time).
+    log(`schema check failed: ${describeError(error)}`);
+    return null;
   } finally {
     await release();
   }
