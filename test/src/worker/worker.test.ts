@@ -498,7 +498,6 @@ describe("password hashing on the Worker (PBKDF2 is capped at 100,000 iterations
         // zip.js's WinZip AES (1,000 iterations): only for encrypted entries, which are refused unread.
         "node_modules/@zip.js/zip.js/lib/core/streams/aes-crypto-stream.js",
         "node_modules/@zip.js/zip.js/lib/core/streams/codecs/aes-hmac-sha1.js",
-        "node_modules/@zip.js/zip.js/lib/core/web-worker-inline-wasm.js",
       ].sort(),
     );
   });

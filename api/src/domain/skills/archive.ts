@@ -1,11 +1,25 @@
-import { configure, type FileEntry, Uint8ArrayReader, ZipReader } from "@zip.js/zip.js";
+import type { FileEntry, Reader } from "@zip.js/zip.js";
+// The reader-only entry: zip.js reads the central directory here and fflate inflates, so its
+// writer, codecs and inlined zlib (about 60 KiB gzip of the Worker bundle) are left out. It never
+// starts a web worker: that happens only when zip.js itself inflates (`getData`).
+import { ZipReader } from "@zip.js/zip.js/lib/zip-core-reader.js";
 import { inflateSync } from "fflate";
 import { validateFilePaths } from "./paths";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-// No web workers: the API runs in Node and in Workers isolates, which have none to spare.
-configure({ useWebWorkers: false });
+/**
+ * zip.js's random-access reader contract (`size`, `readUint8Array`) over bytes in memory: its own
+ * Uint8ArrayReader comes only with the full entry. The class type also declares stream members
+ * that zip.js does not use on this path, hence the cast.
+ */
+function bytesReader(bytes: Uint8Array): Reader<Uint8Array> {
+  const reader = {
+    size: bytes.byteLength,
+    readUint8Array: async (index: number, length: number) => bytes.slice(index, index + length),
+  };
+  return reader as unknown as Reader<Uint8Array>;
+}
 
 export interface ArchiveLimits {
   maxFiles: number;
@@ -85,7 +99,7 @@ export async function readSkillArchive(
   try {
     // Names are checked below by the product's own path rules, which name the entry; the
     // library's check would refuse `..` with a message of its own and no name.
-    reader = new ZipReader(new Uint8ArrayReader(bytes), { filenameValidation: "tolerant" });
+    reader = new ZipReader(bytesReader(bytes), { filenameValidation: "tolerant" });
     entries = await reader.getEntries();
   } catch (error) {
     return invalid(
