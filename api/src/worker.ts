@@ -1,59 +1,83 @@
 import { connectPostgres } from "@loadout/db";
+import { dohResolver } from "@loadout/workers";
 import type { ExecutionContext } from "hono";
-import { createApp } from "./app";
+import { createApp, type DatabaseProvider } from "./app";
 import { createPasswordHasher } from "./auth/password";
-import { parseWorkerEnv } from "./entry/worker-env";
+import { resealAndLog } from "./entry/reseal-logged";
+import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
+import { schemaBehindAnswer } from "./entry/worker-schema";
 import { jsonLogger } from "./logger";
 
 type App = ReturnType<typeof createApp>;
+type Opened = { app: App; env: WorkerEnv; open: DatabaseProvider["acquire"] };
 
 // One app per isolate (routes and keys are built once); a database connection per request,
 // because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections.
-let cached: { source: unknown; app: App } | undefined;
+let cached: ({ source: unknown } & Opened) | undefined;
 
-function appFor(source: unknown): App {
-  if (cached && cached.source === source) return cached.app;
+function appFor(source: unknown): Opened {
+  if (cached && cached.source === source) return cached;
   const env = parseWorkerEnv(source);
   const url = env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
+  const open = () => {
+    const opened = connectPostgres(url, { max: 1 });
+    return { db: opened.db, release: () => opened.close() };
+  };
   const app = createApp({
-    database: {
-      acquire() {
-        const opened = connectPostgres(url, { max: 1 });
-        return { db: opened.db, release: () => opened.close() };
-      },
-    },
+    database: { acquire: open },
     hasher: createPasswordHasher(),
     secretKey: env.LOADOUT_SECRET_KEY,
     previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger: jsonLogger,
     secureCookies: env.LOADOUT_INSECURE_COOKIES !== "1",
     mcpFastLane: env.LOADOUT_MCP_FAST_LANE === "1",
+    // No resolver in the runtime: the SSRF guard resolves over DNS over HTTPS (the isolate keeps the answers for their TTL).
+    resolveHost: dohResolver(env.LOADOUT_DOH_URL ? { url: env.LOADOUT_DOH_URL } : {}),
+    allowLoopbackUpstreams: env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1",
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     clientAddress: (c) => c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
   });
-  cached = { source, app };
-  return app;
+  cached = { source, app, env, open };
+  return cached;
+}
+
+function misconfigured(error: unknown): Response {
+  console.error((error as Error).message);
+  return Response.json(
+    {
+      error: {
+        code: "unavailable",
+        message: "This Loadout deployment is misconfigured; its operator has been told.",
+        requestId: "none",
+      },
+    },
+    { status: 503 },
+  );
 }
 
 export default {
-  fetch(request: Request, env: unknown, ctx: ExecutionContext): Response | Promise<Response> {
-    let app: App;
+  async fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response> {
+    let opened: Opened;
     try {
-      app = appFor(env);
+      opened = appFor(env);
+    } catch (error) {
+      return misconfigured(error);
+    }
+    const behind = await schemaBehindAnswer(opened.open, (message) => jsonLogger.log("error", message));
+    if (behind) return behind;
+    return opened.app.fetch(request, env, ctx);
+  },
+
+  /** The cron trigger (infra/wrangler.jsonc `triggers.crons`): re-seals rotated secrets. */
+  async scheduled(_controller: unknown, env: unknown, ctx: ExecutionContext): Promise<void> {
+    let opened: Opened;
+    try {
+      opened = appFor(env);
     } catch (error) {
       console.error((error as Error).message);
-      return Response.json(
-        {
-          error: {
-            code: "unavailable",
-            message: "This Loadout deployment is misconfigured; its operator has been told.",
-            requestId: "none",
-          },
-        },
-        { status: 503 },
-      );
+      return;
     }
-    return app.fetch(request, env, ctx);
+    ctx.waitUntil(resealAndLog(opened.app, opened.env.LOADOUT_PREVIOUS_SECRET_KEYS, jsonLogger));
   },
 };

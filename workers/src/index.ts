@@ -6,6 +6,7 @@
 export type { CallToolResult } from "@modelcontextprotocol/client";
 export { Cancellation } from "./cancellation";
 export type { AnswerBody } from "./direct-answer";
+export { DEFAULT_DOH_URL, DohFailed, type DohResolverOptions, dohResolver } from "./doh-resolver";
 export {
   checkUpstreamUrl,
   type FetchGuard,

@@ -15,7 +15,6 @@ import { nodeScrypt } from "../auth/node-scrypt";
 import { nodeSha256Hex } from "../auth/node-sha256";
 import { createPasswordHasher } from "../auth/password";
 import { useNativeSha256 } from "../auth/secrets";
-import { describeError } from "../errors";
 import { jsonLineLogger, type Logger, type LogLevel, silentLogger } from "../logger";
 import { issueSetupSecret } from "../services/accounts/setup";
 import { startDatabaseFreshness } from "../services/cache/freshness";
@@ -29,6 +28,7 @@ import { dispatchedPost } from "./dispatched-post";
 import { nodeConsole } from "./node-console";
 import type { NodeEnv } from "./node-env";
 import { nodeMcpLane } from "./node-mcp-adapter";
+import { resealAndLog } from "./reseal-logged";
 import { dispatchedFetch, rememberedResolver, upstreamDispatcher } from "./upstream-dispatcher";
 
 /**
@@ -230,17 +230,8 @@ export async function startNodeServer(
   const setupSecret = await issueSetupSecret(database.db, new Date());
   // In the background, while a rotation is under way: secrets still under a previous key are
   // sealed again under the current one (a scan of every server, so not on every start).
-  const resealed =
-    env.LOADOUT_PREVIOUS_SECRET_KEYS.length === 0
-      ? Promise.resolve()
-      : app.resealSecrets().then(
-          ({ resealed, unopenable }) =>
-            logger.log(unopenable > 0 ? "warn" : "info", "server secrets re-sealed under LOADOUT_SECRET_KEY", {
-              resealed,
-              unopenable,
-            }),
-          (error: unknown) => logger.log("error", "re-sealing server secrets failed", { error: describeError(error) }),
-        );
+  // In the background: a scan of every server, so not on every start (only during a rotation).
+  const resealed = resealAndLog(app, env.LOADOUT_PREVIOUS_SECRET_KEYS, logger);
   return {
     url,
     setupUrl: setupSecret ? `${url}/setup/#token=${setupSecret}` : null,

@@ -21,6 +21,10 @@ export const WorkerEnv = z
     LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
     /** The URL people reach: the OAuth issuer and the base of MCP URLs (otherwise taken from the request). */
     LOADOUT_PUBLIC_URL: z.url("LOADOUT_PUBLIC_URL must be a URL such as https://loadout.example.com").optional(),
+    /** `1` lets upstream servers and client metadata documents sit on loopback: local runs and tests only. */
+    LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: z.enum(["0", "1"]).default("0"),
+    /** The DNS-over-HTTPS JSON endpoint the SSRF guard resolves with (default Cloudflare's). */
+    LOADOUT_DOH_URL: z.url("LOADOUT_DOH_URL must be a URL such as https://cloudflare-dns.com/dns-query").optional(),
   })
   .refine((env) => env.HYPERDRIVE || env.DATABASE_URL, {
     message: "Bind HYPERDRIVE (production) or set DATABASE_URL: the Worker needs a Postgres database",

@@ -74,8 +74,8 @@ export function registerOAuth(app: OpenAPIHono<AppEnv>) {
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
       revocation_endpoint_auth_methods_supported: ["none"],
-      // Documents are fetched through the SSRF guard, which needs a resolver: a deployment
-      // without one (the Worker entry, for now) offers dynamic registration only.
+      // Documents are fetched through the SSRF guard, which needs a resolver (Node's, or DNS over
+      // HTTPS on Workers): a deployment without one offers dynamic registration only.
       client_id_metadata_document_supported: Boolean(c.get("deps").resolveHost),
       authorization_response_iss_parameter_supported: true,
       service_documentation: `${issuer}/v1/docs`,

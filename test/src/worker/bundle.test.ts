@@ -16,11 +16,15 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const apiDir = path.join(root, "api");
 const ours = ["api/src", "db/src", "workers/src"];
 /**
- * Cloudflare limits a Worker by its compressed size (3 MiB on the free plan, 10 MiB paid); we keep
- * to a third of the free plan's, and bound the raw size too so that growth is noticed.
+ * Cloudflare limits a Worker by its compressed size (3 MiB on the free plan, 10 MiB paid), and a
+ * smaller script starts faster. Issue 17 aims at 600 KiB gzip; the bundle is at about 874 KiB
+ * (from 1,003) without zod's locales and zip.js's writer and codecs. What stands between: the
+ * password-strength dictionary of @zxcvbn-ts/language-common (about 213 KiB gzip, used by sign-up)
+ * and @modelcontextprotocol/client (about 83 KiB, its OAuth helpers reach into the client's core).
+ * The budget holds what is reached, so growth is noticed.
  */
-const GZIP_BUDGET = 1024 * 1024;
-const RAW_BUDGET = 6 * 1024 * 1024;
+const GZIP_BUDGET = 880 * 1024;
+const RAW_BUDGET = 3.5 * 1024 * 1024;
 
 /** Modules workerd's nodejs_compat implements natively; anything else would be a polyfill or missing. */
 const NATIVE_NODE_MODULES = new Set([
@@ -117,6 +121,18 @@ describe("the Worker bundle", () => {
     expect(Object.keys(meta.inputs).filter(isOurs).length).toBeGreaterThan(10);
     expect(edges.length).toBeGreaterThan(0);
     expect(edges.filter(({ input }) => isOurs(input)).map(({ edge }) => edge)).toEqual([]);
+  });
+
+  it("leaves out what the api Worker never runs: zod's other locales, zip.js's writer and codecs", () => {
+    const inputs = Object.keys(meta.inputs).map(fromRoot);
+    expect(inputs.filter((input) => /zod\/v4\/locales\/(?!en\.js$)/.test(input))).toEqual([]);
+    expect(inputs.some((input) => input.endsWith("zod/v4/locales/en.js"))).toBe(true);
+    expect(
+      inputs.filter((input) =>
+        /@zip\.js\/zip\.js\/lib\/core\/(zip-writer|zlib-streams-inline|web-worker-inline)/.test(input),
+      ),
+    ).toEqual([]);
+    expect(inputs.some((input) => input.endsWith("@zip.js/zip.js/lib/core/zip-reader.js"))).toBe(true);
   });
 
   it(`stays under ${GZIP_BUDGET / 1024} KiB compressed and ${RAW_BUDGET / 1024} KiB raw`, () => {

@@ -1,4 +1,5 @@
-import type { FileEntry, ZipReader } from "@zip.js/zip.js";
+import type { FileEntry, Reader } from "@zip.js/zip.js";
+import type { ZipReader } from "@zip.js/zip.js/lib/zip-core-reader.js";
 import type { inflateSync } from "fflate";
 import { validateFilePaths } from "./paths";
 
@@ -6,15 +7,33 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 type Inflate = typeof inflateSync;
 
-/** Loaded on the first import, not at start: most processes never read an archive (about 2 MiB of heap). */
-let zipLibraries: Promise<{ zip: typeof import("@zip.js/zip.js"); inflate: Inflate }> | undefined;
+/**
+ * Loaded on the first import, not at start: most processes never read an archive (about 2 MiB of
+ * heap). The reader-only entry: zip.js reads the central directory and fflate inflates, so its
+ * writer, codecs and inlined zlib (about 60 KiB gzip of the Worker bundle) are left out. It never
+ * starts a web worker: that happens only when zip.js itself inflates (`getData`).
+ */
+let zipLibraries:
+  | Promise<{ zip: typeof import("@zip.js/zip.js/lib/zip-core-reader.js"); inflate: Inflate }>
+  | undefined;
 function loadZipLibraries() {
-  zipLibraries ??= Promise.all([import("@zip.js/zip.js"), import("fflate")]).then(([zip, fflate]) => {
-    // No web workers: the API runs in Node and in Workers isolates, which have none to spare.
-    zip.configure({ useWebWorkers: false });
-    return { zip, inflate: fflate.inflateSync };
-  });
+  zipLibraries ??= Promise.all([import("@zip.js/zip.js/lib/zip-core-reader.js"), import("fflate")]).then(
+    ([zip, fflate]) => ({ zip, inflate: fflate.inflateSync }),
+  );
   return zipLibraries;
+}
+
+/**
+ * zip.js's random-access reader contract (`size`, `readUint8Array`) over bytes in memory: its own
+ * Uint8ArrayReader comes only with the full entry. The class type also declares stream members
+ * that zip.js does not use on this path, hence the cast.
+ */
+function bytesReader(bytes: Uint8Array): Reader<Uint8Array> {
+  const reader = {
+    size: bytes.byteLength,
+    readUint8Array: async (index: number, length: number) => bytes.slice(index, index + length),
+  };
+  return reader as unknown as Reader<Uint8Array>;
 }
 
 export interface ArchiveLimits {
@@ -96,7 +115,7 @@ export async function readSkillArchive(
   try {
     // Names are checked below by the product's own path rules, which name the entry; the
     // library's check would refuse `..` with a message of its own and no name.
-    reader = new zip.ZipReader(new zip.Uint8ArrayReader(bytes), { filenameValidation: "tolerant" });
+    reader = new zip.ZipReader(bytesReader(bytes), { filenameValidation: "tolerant" });
     entries = await reader.getEntries();
   } catch (error) {
     return invalid(
