@@ -17,14 +17,15 @@ const apiDir = path.join(root, "api");
 const ours = ["api/src", "db/src", "workers/src"];
 /**
  * Cloudflare limits a Worker by its compressed size (3 MiB on the free plan, 10 MiB paid), and a
- * smaller script starts faster. Issue 17 aims at 600 KiB gzip; the bundle is at about 874 KiB
- * (from 1,003) without zod's locales and zip.js's writer and codecs. What stands between: the
+ * smaller script starts faster. Issue 17 aims at 600 KiB gzip; the bundle is at about 898 KiB
+ * (from 1,003) without zod's locales and zip.js's writer and codecs (874 KiB before upstream
+ * resources and prompts were pinned and namespaced). What stands between: the
  * password-strength dictionary of @zxcvbn-ts/language-common (about 213 KiB gzip, used by sign-up)
  * and @modelcontextprotocol/client (about 83 KiB, its OAuth helpers reach into the client's core).
  * The budget holds what is reached, so growth is noticed.
  */
-const GZIP_BUDGET = 880 * 1024;
-const RAW_BUDGET = 3.5 * 1024 * 1024;
+const GZIP_BUDGET = 920 * 1024;
+const RAW_BUDGET = 3700 * 1024;
 
 /** Modules workerd's nodejs_compat implements natively; anything else would be a polyfill or missing. */
 const NATIVE_NODE_MODULES = new Set([

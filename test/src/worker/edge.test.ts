@@ -151,7 +151,7 @@ describe("client ID metadata documents on the Worker", () => {
 });
 
 /** The migrations folder without its newest migration (the SQL file and its journal entry). */
-function migrationsWithoutTheLast(): string {
+function migrationsWithoutTheLast(): { folder: string; total: number } {
   const folder = mkdtempSync(path.join(tmpdir(), "loadout-migrations-"));
   cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
   const journalPath = path.join(folder, "meta/_journal.json");
@@ -160,13 +160,13 @@ function migrationsWithoutTheLast(): string {
   if (!last) throw new Error("no migrations");
   rmSync(path.join(folder, `${last.tag}.sql`));
   writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
+  return { folder, total: journal.entries.length + 1 };
 }
 
 describe("a database behind the Worker's schema", () => {
   it("is answered 503 with what to do, until the migrations have run", async () => {
     const database = await scratchDatabase("loadout_edge_behind");
-    const folder = migrationsWithoutTheLast();
+    const { folder, total } = migrationsWithoutTheLast();
     const client = postgres(database.url, { max: 1, onnotice: () => {} });
     let worker: RunningWorker | undefined;
     try {
@@ -181,7 +181,7 @@ describe("a database behind the Worker's schema", () => {
         expect(body.error.message).toContain("docs/operations.md");
         expect(JSON.stringify(body)).not.toMatch(/select|drizzle|__drizzle_migrations/i);
       }
-      expect(worker.logs.join("\n")).toMatch(/schema behind: 15 of 16 migrations applied/);
+      expect(worker.logs.join("\n")).toContain(`schema behind: ${total - 1} of ${total} migrations applied`);
 
       await migratePostgresDatabase(database.url);
       const after = await send(worker)("http://loadout.test/healthz");
