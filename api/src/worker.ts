@@ -1,11 +1,17 @@
+/// <reference path="../../workers/src/cloudflare-workers.d.ts" />
+import { WorkerEntrypoint } from "cloudflare:workers";
 import { connectPostgres } from "@loadout/db";
+import { ProxyClient, type UpstreamTool } from "@loadout/workers";
 import type { ExecutionContext } from "hono";
 import { createApp } from "./app";
 import { createPasswordHasher } from "./auth/password";
-import { parseWorkerEnv } from "./entry/worker-env";
+import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { jsonLogger } from "./logger";
+import { storeAnnouncedTools } from "./services/servers/upstreams";
 
 type App = ReturnType<typeof createApp>;
+
+const databaseUrl = (env: WorkerEnv) => env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
 
 // One app per isolate (routes and keys are built once); a database connection per request,
 // because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections.
@@ -14,7 +20,7 @@ let cached: { source: unknown; app: App } | undefined;
 function appFor(source: unknown): App {
   if (cached && cached.source === source) return cached.app;
   const env = parseWorkerEnv(source);
-  const url = env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
+  const url = databaseUrl(env);
   const app = createApp({
     database: {
       acquire() {
@@ -31,6 +37,9 @@ function appFor(source: unknown): App {
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     clientAddress: (c) => c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
+    // Remote servers are reached through the proxy Worker; without its binding none is listed.
+    ...(env.UPSTREAM ? { upstreamPool: new ProxyClient(env.UPSTREAM) } : {}),
+    allowLoopbackUpstreams: env.LOADOUT_ALLOW_LOOPBACK_UPSTREAMS === "1",
   });
   cached = { source, app };
   return app;
@@ -57,3 +66,21 @@ export default {
     return app.fetch(request, env, ctx);
   },
 };
+
+/**
+ * Called by the proxy Worker when an upstream announces that its tools changed
+ * (`tools/list_changed`): the list is stored as on Node (server-deps.ts), for the server and
+ * generation it was heard on, where every instance reads it.
+ */
+export class ToolsChanged extends WorkerEntrypoint<unknown> {
+  async toolsChanged(target: { id: string; generation: number }, tools: UpstreamTool[]): Promise<void> {
+    if (typeof target?.id !== "string" || !Number.isInteger(target.generation) || !Array.isArray(tools))
+      throw new Error("toolsChanged takes a server id, its generation and the announced tools");
+    const opened = connectPostgres(databaseUrl(parseWorkerEnv(this.env)), { max: 1 });
+    try {
+      await storeAnnouncedTools(opened.db, target, tools, new Date());
+    } finally {
+      await opened.close();
+    }
+  }
+}

@@ -10,8 +10,9 @@ import { BlobWriter, TextReader, ZipWriter } from "@zip.js/zip.js";
 import { Miniflare, type RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Send, signUpAccount } from "../helpers/account";
+import { addApprovedServer, type Send, signUpAccount } from "../helpers/account";
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
+import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -21,6 +22,8 @@ import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } f
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const outDir = path.join(root, "api/dist/worker");
 const scriptPath = path.join(outDir, "worker.js");
+/** The proxy Worker (infra/wrangler.proxy.jsonc), built beside it. */
+const proxyScriptPath = path.join(root, "api/dist/proxy/proxy-worker.js");
 const wranglerConfig = readFileSync(path.join(root, "infra/wrangler.jsonc"), "utf8");
 const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "";
 const secretKey = "worker-test-secret-key-0123456789abcdef";
@@ -60,6 +63,8 @@ async function probe(iterations) {
   }
 }
 
+export { ToolsChanged } from "./worker.js";
+
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
@@ -83,10 +88,13 @@ function buildWorkerIfStale() {
   const sources = Math.max(
     newestMtime(path.join(root, "api/src")),
     newestMtime(path.join(root, "db/src")),
+    newestMtime(path.join(root, "workers/src")),
     statSync(path.join(root, "infra/wrangler.jsonc")).mtimeMs,
+    statSync(path.join(root, "infra/wrangler.proxy.jsonc")).mtimeMs,
     statSync(path.join(root, "api/package.json")).mtimeMs,
   );
-  if (existsSync(scriptPath) && statSync(scriptPath).mtimeMs >= sources) return;
+  const built = [scriptPath, proxyScriptPath].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0));
+  if (Math.min(...built) >= sources) return;
   // The assets directory must exist for wrangler to read the config, even before the console is built.
   mkdirSync(path.join(root, "web/out"), { recursive: true });
   execFileSync("npm", ["run", "build", "-w", "@loadout/api"], {
@@ -109,20 +117,48 @@ interface RunningWorker {
   logs: string[];
 }
 
-function startWorker(options: { bindings: Record<string, string>; hyperdrive?: string }): RunningWorker {
+/** How long an upstream session object stays unused before its alarm closes it, in these tests. */
+const PROXY_IDLE_MS = 1_500;
+
+interface WorkerOptions {
+  bindings: Record<string, string>;
+  hyperdrive?: string;
+  /**
+   * Runs the proxy Worker beside the api Worker, as production does: its UpstreamProxy entrypoint
+   * bound to the api's UPSTREAM, its Durable Objects, and its binding back to ToolsChanged.
+   */
+  proxy?: boolean;
+}
+
+function startWorker(options: WorkerOptions): RunningWorker {
   const logs: string[] = [];
-  const mf = new Miniflare({
+  const api = {
+    name: "loadout",
     modules: [
-      { type: "ESModule", path: path.join(outDir, "production-cap-entry.js"), contents: productionCapEntry },
-      { type: "ESModule", path: scriptPath },
+      { type: "ESModule" as const, path: path.join(outDir, "production-cap-entry.js"), contents: productionCapEntry },
+      { type: "ESModule" as const, path: scriptPath },
     ],
     modulesRoot: outDir,
     compatibilityDate,
     compatibilityFlags: ["nodejs_compat"],
+    ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
+    bindings: options.proxy ? { ...options.bindings, LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" } : options.bindings,
+    ...(options.proxy ? { serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } } } : {}),
+  };
+  const proxy = {
+    name: "loadout-proxy",
+    modules: true,
+    scriptPath: proxyScriptPath,
+    compatibilityDate,
+    compatibilityFlags: ["nodejs_compat"],
+    durableObjects: { SESSIONS: "UpstreamSessions" },
+    bindings: { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_UPSTREAM_IDLE_MS: String(PROXY_IDLE_MS) },
+    serviceBindings: { LOADOUT_API: { name: "loadout", entrypoint: "ToolsChanged" } },
+  };
+  const mf = new Miniflare({
+    workers: options.proxy ? [api, proxy] : [api],
     // No request.cf data: Miniflare would otherwise download it.
     cf: false,
-    ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
-    bindings: options.bindings,
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
       logs.push(`${level}: ${message}`);
     },
@@ -145,6 +181,7 @@ beforeAll(async () => {
   running = startWorker({
     hyperdrive: databaseUrl,
     bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1" },
+    proxy: true,
   });
   await running.mf.ready;
 });
@@ -558,23 +595,27 @@ describe("the parity list in workerd: the pipeline answers as the SDK's server d
   const referenceName = `${databaseName}_ref`;
   let reference: RunningWorker | undefined;
   const sides: { send: Send; token: string }[] = [];
+  let upstream: StatelessUpstream | undefined;
   const sendTo =
     (mf: Miniflare): Send =>
     (url, init) =>
       mf.dispatchFetch(url, init as WorkerRequestInit) as unknown as Promise<Response>;
 
   beforeAll(async () => {
+    upstream = await startStatelessUpstream();
+    const url = upstream.url;
     await admin.unsafe(`create database "${referenceName}"`);
     await migratePostgresDatabase(withDatabase(base, referenceName));
     reference = startWorker({
       hyperdrive: withDatabase(base, referenceName),
       bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1", LOADOUT_MCP_FAST_LANE: "0" },
+      proxy: true,
     });
     await reference.mf.ready;
     for (const mf of [reference.mf, worker()]) {
       const send = sendTo(mf);
       const account = await signUpAccount("http://loadout.test", "parity@example.com", password, send);
-      await prepareParityAccount(account);
+      await prepareParityAccount(account, (a, slug) => addApprovedServer(a, slug, url));
       sides.push({ send, token: (await account.token(["mcp"])).secret });
     }
   }, 120_000);
@@ -582,12 +623,12 @@ describe("the parity list in workerd: the pipeline answers as the SDK's server d
   afterAll(async () => {
     await reference?.mf.dispose();
     await admin.unsafe(`drop database if exists "${referenceName}" with (force)`);
+    await upstream?.stop();
   });
 
-  // Remote servers need the upstream pool, which the Worker gets with issue "Workers, whole".
-  const cases = PARITY_CASES.filter((c) => !c.upstream);
+  // The upstream cases too: both Workers reach the server through their proxy Worker.
   describe.each(["modern", "legacy"] as Era[])("%s era", (era) => {
-    it.each(cases.map((c) => [c.name, c] as const))("%s", async (_, c) => {
+    it.each(PARITY_CASES.map((c) => [c.name, c] as const))("%s", async (_, c) => {
       const [sdk, pipeline] = sides;
       if (!sdk || !pipeline) throw new Error("the Workers did not start");
       const expected = await callCase(sdk.send, "http://loadout.test", sdk.token, era, c);

@@ -154,7 +154,9 @@ export async function proxiedCatalog(
   defer?: (work: () => Promise<unknown>) => void,
 ): Promise<ProxiedTool[]> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
-  if (ids.length === 0) return [];
+  // A host without the upstream proxy lists no upstream tool, since it could call none (a Worker
+  // deployed without its proxy beside a Node host on the same database, say).
+  if (ids.length === 0 || !deps.pool) return [];
   // A listing is the same for every session with these workspaces, project and mode until one of
   // the workspaces' catalogs changes: one small read tells whether the cached one still holds.
   // While Postgres's change feed is live, the generations heard of stand in for that read.
@@ -192,7 +194,7 @@ export async function proxiedCatalog(
       skipped: candidates.slice(MAX_SERVERS_PER_SESSION).map((s) => s.id),
     });
   const firstUse = servers.filter((s) => s.toolsFetchedAt === null && s.status !== "failed");
-  if (firstUse.length && deps.pool)
+  if (firstUse.length)
     await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now, { actor: actorFor(session, s, now) })));
   const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
   if (serving.length === 0) return [];

@@ -4,8 +4,8 @@ import {
   guardedFetch,
   guardedPost,
   type RememberedChecks,
-  type UpstreamPool,
   type UpstreamPost,
+  type UpstreamProxy,
   type UpstreamTarget,
   type UpstreamTool,
   UpstreamUnauthorized,
@@ -16,7 +16,6 @@ import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
-import { ownerOf } from "../../domain/upstream-oauth/tokens";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
 import { lockWorkspace } from "../workspaces/lock";
@@ -34,8 +33,8 @@ export type ServerToolRow = typeof mcpServerTools.$inferSelect;
 export interface ServerDeps {
   box: SecretBox;
   allowLoopback: boolean;
-  /** Null where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there). */
-  pool: UpstreamPool | null;
+  /** The upstream proxy (see UpstreamProxy); null where this host has none, which then serves no upstream tool. */
+  pool: UpstreamProxy | null;
   /** Upstream tools' input schemas and annotations, kept in memory between listings. */
   definitions: DefinitionCache;
   /** Whole listings, valid while their workspaces' catalog versions hold. */
@@ -203,8 +202,6 @@ export async function refreshTools(
   const pool = deps.pool;
   if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
   const marking = options.markFailures !== false;
-  if (options.fresh)
-    pool.drop(server.id, server.oauth && options.actor ? ownerOf(server.oauth, options.actor.userId) : undefined);
   if (server.oauth && !options.actor) return { stored: null, error: "needs sign-in", needsSignIn: true };
   let target: UpstreamTarget | undefined;
   try {
@@ -215,7 +212,8 @@ export async function refreshTools(
       options.actor ?? { userId: "", workspaceParam: "me", now },
       (t) => {
         target = t;
-        return pool.listTools(t);
+        // Fresh (Test): the target's session is opened again, so its handshake is what is judged.
+        return pool.listTools(t, { fresh: options.fresh === true });
       },
     );
     if (isRefusal(listing)) return { stored: null, error: listing.refusal, needsSignIn: true };
