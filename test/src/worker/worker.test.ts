@@ -10,7 +10,7 @@ import { BlobWriter, TextReader, ZipWriter } from "@zip.js/zip.js";
 import { Miniflare, type RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addApprovedServer, type Send, signUpAccount } from "../helpers/account";
+import { type Account, addApprovedServer, type Send, signUpAccount } from "../helpers/account";
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -636,5 +636,191 @@ describe("the parity list in workerd: the pipeline answers as the SDK's server d
       expect(expected.lane).toBe("sdk");
       expect(differences(answer, expected)).toEqual([]);
     });
+  });
+});
+
+describe("remote servers in workerd, through the proxy Worker and its Durable Objects", () => {
+  let upstream: StatelessUpstream | undefined;
+  let account: Account;
+  let token: string;
+  const send: Send = (url, init) =>
+    worker().dispatchFetch(url, init as WorkerRequestInit) as unknown as Promise<Response>;
+  const textOf = (result: unknown) =>
+    ((result as { content?: { type: string; text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+  async function connect(era: Era, path = "/mcp", mf: Miniflare = worker()) {
+    const client = new Client(
+      { name: `workerd-proxy-${era}`, version: "1.0.0" },
+      era === "modern" ? { versionNegotiation: { mode: "auto" } } : {},
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://loadout.test${path}`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: (url, init) => mf.dispatchFetch(String(url), init as WorkerRequestInit) as unknown as Promise<Response>,
+      }),
+    );
+    expect(client.getProtocolEra()).toBe(era);
+    return client;
+  }
+
+  /** The server row's id and generation, which name its Durable Object. */
+  async function identityOf(slug: string) {
+    const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      // Only this suite's account has a server of this slug in the database.
+      const [row] = await db<{ id: string; generation: number }[]>`
+        select id, generation from mcp_servers where slug = ${slug}`;
+      if (!row) throw new Error(`no server ${slug}`);
+      return row;
+    } finally {
+      await db.end({ timeout: 5 });
+    }
+  }
+
+  /** Open upstream sessions in the object of this server, generation and credentials. */
+  async function openSessions(id: string, generation: number) {
+    const namespace = await worker().getDurableObjectNamespace("SESSIONS", "loadout-proxy");
+    const stub = namespace.get(namespace.idFromName(`${id}#${generation}#shared`)) as unknown as {
+      openSessions(): Promise<number>;
+    };
+    return stub.openSessions();
+  }
+
+  beforeAll(async () => {
+    upstream = await startStatelessUpstream();
+    account = await signUpAccount("http://loadout.test", "proxied@worker.example", password, send);
+    token = (await account.token(["mcp"])).secret;
+  }, 60_000);
+
+  afterAll(async () => {
+    await upstream?.stop();
+  });
+
+  it("imports a pasted mcpServers document, tests it through the proxy, and approves its tools", async () => {
+    const url = upstream?.url ?? "";
+    const imported = await account.rest("/v1/workspaces/me/servers/import", {
+      method: "POST",
+      body: {
+        text: JSON.stringify({ mcpServers: { px: { url, headers: { Authorization: "Bearer upstream-secret-42" } } } }),
+      },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const tested = await account.rest("/v1/workspaces/me/servers/px/test", { method: "POST" });
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    expect(tested.body.error).toBeNull();
+    expect(tested.body.server.status).toBe("ok");
+    const names = (tested.body.tools.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["echo", "issues", "image"]));
+    const approved = await account.rest("/v1/workspaces/me/servers/px/tools/approve", { method: "POST", body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const planSafe = await account.rest("/v1/workspaces/me/servers/px/tools/issues", {
+      method: "PATCH",
+      body: { planSafeActions: ["list"] },
+    });
+    expect(planSafe.status, JSON.stringify(planSafe.body)).toBe(200);
+    // The opened secret went upstream with the call; it is in no answer.
+    expect(upstream?.authorizations()).toContain("Bearer upstream-secret-42");
+    expect(JSON.stringify(tested.body)).not.toContain("upstream-secret-42");
+  });
+
+  it.each(["modern", "legacy"] as Era[])(
+    "lists and calls proxied tools on /mcp and /mcp/s/me/px (%s era)",
+    async (era) => {
+      const calls = upstream?.calls("echo") ?? 0;
+      const client = await connect(era);
+      try {
+        const listed = (await client.listTools()).tools.map((t) => t.name);
+        expect(listed).toEqual(expect.arrayContaining(["px_echo", "px_issues", "skills"]));
+        const echoed = await client.callTool({ name: "px_echo", arguments: { text: `hello ${era}` } });
+        expect(echoed.isError).toBeFalsy();
+        expect(textOf(echoed)).toContain(`hello ${era}`);
+      } finally {
+        await client.close();
+      }
+      const single = await connect(era, "/mcp/s/me/px");
+      try {
+        const listed = (await single.listTools()).tools.map((t) => t.name);
+        expect(listed).toEqual(expect.arrayContaining(["echo", "issues"]));
+        expect(listed).not.toContain("skills");
+        const echoed = await single.callTool({ name: "echo", arguments: { text: "single" } });
+        expect(textOf(echoed)).toContain("single");
+      } finally {
+        await single.close();
+      }
+      // Each call was forwarded once.
+      expect(upstream?.calls("echo")).toBe(calls + 2);
+    },
+  );
+
+  it("refuses in plan mode what is not plan-safe, and runs what is", async () => {
+    const client = await connect("modern", "/mcp?mode=plan");
+    try {
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      expect(listed).toContain("px_issues");
+      expect(listed).not.toContain("px_echo");
+      const before = upstream?.calls("issues") ?? 0;
+      const refused = await client.callTool({ name: "px_issues", arguments: { action: "create", title: "x" } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/plan mode/);
+      expect(upstream?.calls("issues")).toBe(before);
+      const allowed = await client.callTool({ name: "px_issues", arguments: { action: "list" } });
+      expect(allowed.isError).toBeFalsy();
+      expect(upstream?.calls("issues")).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps one upstream session per object across requests, and an edit names a fresh object while the old one closes on its alarm", async () => {
+    const before = await identityOf("px");
+    expect(await openSessions(before.id, before.generation)).toBe(1);
+    const current = await account.rest("/v1/workspaces/me/servers/px");
+    const patched = await account.rest("/v1/workspaces/me/servers/px", {
+      method: "PATCH",
+      body: { revision: current.body.revision, headers: { Authorization: "Bearer upstream-secret-43" } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const after = await identityOf("px");
+    expect(after.generation).toBeGreaterThan(before.generation);
+    const client = await connect("modern");
+    try {
+      const echoed = await client.callTool({ name: "px_echo", arguments: { text: "after the edit" } });
+      expect(textOf(echoed)).toContain("after the edit");
+    } finally {
+      await client.close();
+    }
+    expect(upstream?.authorizations().at(-1)).toBe("Bearer upstream-secret-43");
+    expect(await openSessions(after.id, after.generation)).toBe(1);
+    // The old object is addressed no more: its alarm closes its session once it idled.
+    const deadline = Date.now() + PROXY_IDLE_MS * 6;
+    let open = await openSessions(before.id, before.generation);
+    while (open > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      open = await openSessions(before.id, before.generation);
+    }
+    expect(open).toBe(0);
+  });
+
+  it("a Worker without the proxy on the same database lists no upstream tool and says why a call is refused", async () => {
+    const bare = startWorker({
+      hyperdrive: databaseUrl,
+      bindings: { LOADOUT_SECRET_KEY: secretKey, LOADOUT_INSECURE_COOKIES: "1" },
+    });
+    try {
+      await bare.mf.ready;
+      const client = await connect("modern", "/mcp", bare.mf);
+      try {
+        const listed = (await client.listTools()).tools.map((t) => t.name);
+        expect(listed).toContain("skills");
+        expect(listed.filter((n) => n.startsWith("px_"))).toEqual([]);
+        const refused = await client.callTool({ name: "px_echo", arguments: { text: "x" } });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/cannot reach remote MCP servers/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await bare.mf.dispose();
+    }
   });
 });
