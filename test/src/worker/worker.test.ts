@@ -679,10 +679,12 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
 
   /** Open upstream sessions in the object of this server, generation and credentials. */
   async function openSessions(id: string, generation: number) {
-    const namespace = await worker().getDurableObjectNamespace("SESSIONS", "loadout-proxy");
-    const stub = namespace.get(namespace.idFromName(`${id}#${generation}#shared`)) as unknown as {
-      openSessions(): Promise<number>;
+    // Miniflare's types describe a fetch-only namespace; its stubs also carry the object's RPC methods.
+    const namespace = (await worker().getDurableObjectNamespace("SESSIONS", "loadout-proxy")) as unknown as {
+      idFromName(name: string): unknown;
+      get(id: unknown): { openSessions(): Promise<number> };
     };
+    const stub = namespace.get(namespace.idFromName(`${id}#${generation}#shared`));
     return stub.openSessions();
   }
 
