@@ -833,6 +833,23 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
     expect(open).toBe(0);
   });
 
+  it("stores the list an upstream announces (tools/list_changed), through the api Worker's ToolsChanged entrypoint", async () => {
+    const client = await connect("modern");
+    try {
+      await client.callTool({ name: "px_echo", arguments: { text: "warm" } });
+      upstream?.addTool("late_arrival");
+      const listed = async () =>
+        (await account.rest("/v1/workspaces/me/servers/px/tools")).body.tools.map((t: { name: string }) => t.name);
+      await expect.poll(listed, { timeout: PROXY_IDLE_MS }).toContain("late_arrival");
+      const tools = await account.rest("/v1/workspaces/me/servers/px/tools");
+      // Withheld until reviewed, as on Node.
+      expect(tools.body.tools.find((t: { name: string }) => t.name === "late_arrival").pin).toBe("new");
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("px_late_arrival");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a Worker without the proxy on the same database lists no upstream tool and says why a call is refused", async () => {
     const bare = startWorker({
       hyperdrive: databaseUrl,
