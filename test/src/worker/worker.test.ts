@@ -12,6 +12,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, type Send, signUpAccount } from "../helpers/account";
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
+import { startEverything } from "../helpers/upstream";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
 /**
@@ -831,6 +832,36 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
       open = await openSessions(before.id, before.generation);
     }
     expect(open).toBe(0);
+  });
+
+  it("reaches a sessionful 2025-11-25 upstream (server-everything) from its object, one session across requests", async () => {
+    const everything = await startEverything();
+    try {
+      const imported = await account.rest("/v1/workspaces/me/servers/import", {
+        method: "POST",
+        body: { text: JSON.stringify({ mcpServers: { ev: { url: everything.url } } }) },
+      });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+      const tested = await account.rest("/v1/workspaces/me/servers/ev/test", { method: "POST" });
+      expect(tested.body.error, JSON.stringify(tested.body)).toBeNull();
+      await account.rest("/v1/workspaces/me/servers/ev/tools/approve", { method: "POST", body: {} });
+      for (const era of ["modern", "legacy"] as Era[]) {
+        const client = await connect(era);
+        try {
+          const echoed = await client.callTool({
+            name: "ev_echo",
+            arguments: { message: `through the object ${era}` },
+          });
+          expect(textOf(echoed)).toContain(`through the object ${era}`);
+        } finally {
+          await client.close();
+        }
+      }
+      const { id, generation } = await identityOf("ev");
+      expect(await openSessions(id, generation)).toBe(1);
+    } finally {
+      await everything.stop();
+    }
   });
 
   it("stores the list an upstream announces (tools/list_changed), through the api Worker's ToolsChanged entrypoint", async () => {
