@@ -895,13 +895,14 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
         expect(listed.filter((n) => n.startsWith("px_"))).toEqual([]);
         const refused = await client.callTool({ name: "px_echo", arguments: { text: "x" } });
         expect(refused.isError).toBe(true);
-        expect(textOf(refused)).toMatch(/cannot reach remote MCP servers/);
+        expect(textOf(refused)).toMatch(/runs no upstream proxy, so it cannot reach remote MCP servers/);
       } finally {
         await client.close();
       }
       // The call's record is written after the answer (waitUntil); disposing before it lands cuts
       // its database socket, which Miniflare's Hyperdrive proxy reports as an unhandled ECONNRESET.
       await new Promise((r) => setTimeout(r, 1_000));
+      expect(bare.logs.join("\n")).toMatch(/runs no upstream proxy/);
     } finally {
       await bare.mf.dispose();
     }

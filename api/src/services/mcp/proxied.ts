@@ -24,6 +24,9 @@ import {
 } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
 
+/** Whether this process said it has no upstream proxy (see proxiedCatalog). */
+let toldNoProxy = false;
+
 /** Active servers a session serves at most; the rest are skipped and logged, not queued. */
 export const MAX_SERVERS_PER_SESSION = 16;
 
@@ -154,9 +157,15 @@ export async function proxiedCatalog(
   defer?: (work: () => Promise<unknown>) => void,
 ): Promise<ProxiedTool[]> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
+  if (ids.length === 0) return [];
   // A host without the upstream proxy lists no upstream tool, since it could call none (a Worker
-  // deployed without its proxy beside a Node host on the same database, say).
-  if (ids.length === 0 || !deps.pool) return [];
+  // deployed without its proxy beside a Node host on the same database, say). The operator hears it once.
+  if (!deps.pool) {
+    if (!toldNoProxy)
+      logger.log("warn", "this host runs no upstream proxy: remote servers' tools are neither listed nor called");
+    toldNoProxy = true;
+    return [];
+  }
   // A listing is the same for every session with these workspaces, project and mode until one of
   // the workspaces' catalogs changes: one small read tells whether the cached one still holds.
   // While Postgres's change feed is live, the generations heard of stand in for that read.
@@ -523,7 +532,11 @@ async function withUsableTarget<T>(
   use: (pool: NonNullable<ServerDeps["pool"]>, target: UpstreamTarget) => Promise<T>,
 ): Promise<T | { refusal: string }> {
   const pool = deps.pool;
-  if (!pool) return { refusal: "This deployment cannot reach remote MCP servers yet." };
+  if (!pool)
+    return {
+      refusal:
+        "This host runs no upstream proxy, so it cannot reach remote MCP servers; its tools are not listed here either.",
+    };
   if (server.status === "failed")
     return {
       refusal: `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,

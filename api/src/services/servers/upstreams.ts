@@ -200,7 +200,7 @@ export async function refreshTools(
   options: { fresh?: boolean; markFailures?: boolean; actor?: CredentialActor } = {},
 ): Promise<{ stored: StoredTools | null; error: string | null; needsSignIn?: boolean }> {
   const pool = deps.pool;
-  if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
+  if (!pool) return { stored: null, error: "this host runs no upstream proxy, so it cannot reach remote servers" };
   const marking = options.markFailures !== false;
   if (server.oauth && !options.actor) return { stored: null, error: "needs sign-in", needsSignIn: true };
   let target: UpstreamTarget | undefined;
