@@ -4,8 +4,11 @@ import { credentialIdentity, type ToolListing, type UpstreamProxy } from "./prox
 import { unwired, type Wired } from "./wire";
 
 /**
- * A call's options as they cross Workers RPC: callbacks go as function stubs, and cancellation
- * (an AbortSignal cannot cross) as `untilGone`, whose answer settles when the client went away.
+ * A call's options as they cross Workers RPC: callbacks go as function stubs. An AbortSignal
+ * cannot cross, and neither can a promise settled later: on Workers the client's cancellation
+ * often arrives in another request (a 2025 client's notifications/cancelled), which may not
+ * answer an RPC of the call's request. So a cancellable call carries a `callId`, and cancelling
+ * it is an RPC of its own (ProxyBinding.cancel), made from whichever request heard it.
  */
 export interface WireCallOptions {
   planSafeActions: readonly string[] | null;
@@ -14,7 +17,7 @@ export interface WireCallOptions {
   clientCapabilities?: Record<string, unknown>;
   onProgress?: CallOptions["onProgress"];
   onNotification?: (notification: RelatedNotification) => void;
-  untilGone?: () => Promise<void>;
+  callId?: string;
 }
 
 export type WireRequestOptions = Omit<WireCallOptions, "planSafeActions" | "inputRequired" | "onProgress">;
@@ -36,28 +39,41 @@ export interface ProxyBinding {
   ): Promise<Wired<Record<string, unknown>>>;
   capabilities(target: UpstreamTarget): Promise<Wired<Record<string, unknown>>>;
   drop(serverId: string, generation: number, identity: string): Promise<void>;
+  /** Cancels the call of this id on the target's object, if it is still running. */
+  cancel(target: UpstreamTarget, callId: string): Promise<void>;
 }
 
-/** Cancellation as a callback the other side can await (see WireCallOptions.untilGone). */
-function untilGoneOf(options: Pick<CallOptions, "signal" | "whenGone">): (() => Promise<void>) | undefined {
+/**
+ * The options every relayed call may carry, without the absent ones (RPC sends what it is given);
+ * a cancellable call gets an id, and its cancellation is sent as `cancel` once the client went away.
+ */
+function wireOptions(
+  binding: ProxyBinding,
+  target: UpstreamTarget,
+  options: Pick<CallOptions, "signal" | "whenGone"> & RequestOptions,
+): WireRequestOptions {
   const { signal, whenGone } = options;
-  if (!signal && !whenGone) return undefined;
-  const gone = new Promise<void>((resolve) => {
-    if (signal?.aborted) resolve();
-    signal?.addEventListener("abort", () => resolve(), { once: true });
-    whenGone?.(resolve);
-  });
-  return () => gone;
-}
-
-/** The options every relayed call may carry, without the absent ones (RPC sends what it is given). */
-function wireOptions(options: RequestOptions): WireRequestOptions {
-  const untilGone = untilGoneOf(options);
+  let callId: string | undefined;
+  if (signal || whenGone) {
+    const id = crypto.randomUUID();
+    callId = id;
+    let sent = false;
+    const cancel = () => {
+      if (sent) return;
+      sent = true;
+      binding.cancel(target, id).catch(() => {
+        // The call ended meanwhile, or the proxy is gone: nothing is left to cancel.
+      });
+    };
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
+    whenGone?.(cancel);
+  }
   return {
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
     ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
     ...(options.onNotification ? { onNotification: options.onNotification } : {}),
-    ...(untilGone ? { untilGone } : {}),
+    ...(callId ? { callId } : {}),
   };
 }
 
@@ -80,7 +96,7 @@ export class ProxyClient implements UpstreamProxy {
     options: CallOptions,
   ): Promise<CallToolResult> {
     const wire: WireCallOptions = {
-      ...wireOptions(options),
+      ...wireOptions(this.binding, target, options),
       planSafeActions: options.planSafeActions,
       ...(options.inputRequired ? { inputRequired: options.inputRequired } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -94,7 +110,7 @@ export class ProxyClient implements UpstreamProxy {
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
   ): Promise<Record<string, unknown>> {
-    return unwired(await this.binding.request(target, method, params, wireOptions(options)));
+    return unwired(await this.binding.request(target, method, params, wireOptions(this.binding, target, options)));
   }
 
   async capabilities(target: UpstreamTarget): Promise<Record<string, unknown>> {

@@ -36,6 +36,7 @@ interface SessionsStub {
   ): Promise<Wired<Record<string, unknown>>>;
   capabilities(target: UpstreamTarget): Promise<Wired<Record<string, unknown>>>;
   drop(): Promise<void>;
+  cancel(callId: string): Promise<void>;
   openSessions(): Promise<number>;
 }
 
@@ -95,30 +96,62 @@ const quietly = (value: unknown) => {
   Promise.resolve(value).catch(() => {});
 };
 
-/** Cancellation as the pool takes it: the caller's `untilGone` settles when its client went away. */
-function whenGoneOf(untilGone: WireCallOptions["untilGone"]): Pick<CallOptions, "whenGone"> {
-  if (!untilGone) return {};
-  return {
-    whenGone(listener) {
-      quietly(Promise.resolve(untilGone()).then(listener));
-    },
-  };
+/**
+ * The listeners of running calls by id, for `cancel` (see WireCallOptions.callId); an id
+ * cancelled before its call listened is remembered, so that its listener is called at once.
+ */
+class RunningCalls {
+  private readonly listeners = new Map<string, (() => void)[]>();
+  private readonly cancelled = new Set<string>();
+
+  /** Cancellation as the pool takes it, for the call of this id. */
+  whenGone(callId: string | undefined): Pick<CallOptions, "whenGone"> {
+    if (typeof callId !== "string") return {};
+    return {
+      whenGone: (listener) => {
+        if (this.cancelled.has(callId)) return listener();
+        this.listeners.set(callId, [...(this.listeners.get(callId) ?? []), listener]);
+      },
+    };
+  }
+
+  cancel(callId: string) {
+    const listeners = this.listeners.get(callId);
+    this.listeners.delete(callId);
+    if (!listeners) {
+      if (this.cancelled.size > 1_000) this.cancelled.clear();
+      this.cancelled.add(callId);
+    }
+    for (const listener of listeners ?? []) listener();
+  }
+
+  /** Runs a call, forgetting its id once it ended. */
+  async run<T>(callId: string | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      if (typeof callId === "string") {
+        this.listeners.delete(callId);
+        this.cancelled.delete(callId);
+      }
+    }
+  }
 }
 
-function requestOptions(wire: WireRequestOptions): RequestOptions {
+function requestOptions(wire: WireRequestOptions, running: RunningCalls): RequestOptions {
   const { onNotification } = wire;
   return {
     ...(wire.logLevel ? { logLevel: wire.logLevel } : {}),
     ...(wire.clientCapabilities ? { clientCapabilities: wire.clientCapabilities } : {}),
     ...(onNotification ? { onNotification: (n) => quietly(onNotification(n)) } : {}),
-    ...whenGoneOf(wire.untilGone),
+    ...running.whenGone(wire.callId),
   };
 }
 
-function callOptions(wire: WireCallOptions): CallOptions {
+function callOptions(wire: WireCallOptions, running: RunningCalls): CallOptions {
   const { onProgress } = wire;
   return {
-    ...requestOptions(wire),
+    ...requestOptions(wire, running),
     planSafeActions: Array.isArray(wire.planSafeActions) ? wire.planSafeActions : null,
     ...(wire.inputRequired ? { inputRequired: wire.inputRequired } : {}),
     ...(onProgress ? { onProgress: (p) => quietly(onProgress(p)) } : {}),
@@ -144,6 +177,7 @@ export function proxyWorker(policy: AddressPolicy) {
   class UpstreamSessions extends DurableObject<ProxyEnv> implements SessionsStub {
     private readonly pool: UpstreamPool;
     private readonly idleMs: number;
+    private readonly running = new RunningCalls();
     private lastUsed = 0;
     private armed = false;
 
@@ -201,7 +235,11 @@ export function proxyWorker(policy: AddressPolicy) {
     ) {
       this.used();
       // The pool checks plan safety again here (the third layer), whatever the api decided.
-      return wired(() => this.pool.callTool(checkedTarget(target), String(tool), args, callOptions(options)));
+      return wired(() =>
+        this.running.run(options.callId, () =>
+          this.pool.callTool(checkedTarget(target), String(tool), args, callOptions(options, this.running)),
+        ),
+      );
     }
 
     request(
@@ -211,7 +249,11 @@ export function proxyWorker(policy: AddressPolicy) {
       options: WireRequestOptions,
     ) {
       this.used();
-      return wired(() => this.pool.request(checkedTarget(target), String(method), params, requestOptions(options)));
+      return wired(() =>
+        this.running.run(options.callId, () =>
+          this.pool.request(checkedTarget(target), String(method), params, requestOptions(options, this.running)),
+        ),
+      );
     }
 
     capabilities(target: UpstreamTarget) {
@@ -221,6 +263,10 @@ export function proxyWorker(policy: AddressPolicy) {
 
     async drop(): Promise<void> {
       await this.pool.close();
+    }
+
+    async cancel(callId: string): Promise<void> {
+      this.running.cancel(String(callId));
     }
 
     /** Open upstream sessions (for operators and tests: an edit leaves the old object to close). */
@@ -269,6 +315,10 @@ export function proxyWorker(policy: AddressPolicy) {
 
     drop(serverId: string, generation: number, identity: string) {
       return this.objectFor(serverId, generation, identity).drop();
+    }
+
+    cancel(target: UpstreamTarget, callId: string) {
+      return this.objectOf(target).cancel(callId);
     }
 
     openSessions(serverId: string, generation: number, identity: string) {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, type Send, signUpAccount } from "../helpers/account";
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 import { startEverything } from "../helpers/upstream";
-import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
+import { type StatelessUpstream, startMisbehavingUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -27,6 +27,7 @@ const scriptPath = path.join(outDir, "worker.js");
 const proxyScriptPath = path.join(root, "api/dist/proxy/proxy-worker.js");
 const wranglerConfig = readFileSync(path.join(root, "infra/wrangler.jsonc"), "utf8");
 const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "";
+const compatibilityFlags = JSON.parse(/"compatibility_flags"\s*:\s*(\[[^\]]*\])/.exec(wranglerConfig)?.[1] ?? "[]");
 const secretKey = "worker-test-secret-key-0123456789abcdef";
 const password = "correct horse battery";
 const ours = ["api/src", "db/src", "workers/src"];
@@ -141,7 +142,7 @@ function startWorker(options: WorkerOptions): RunningWorker {
     ],
     modulesRoot: outDir,
     compatibilityDate,
-    compatibilityFlags: ["nodejs_compat"],
+    compatibilityFlags,
     ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
     bindings: options.proxy ? { ...options.bindings, LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" } : options.bindings,
     ...(options.proxy ? { serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } } } : {}),
@@ -861,6 +862,40 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
       expect(await openSessions(id, generation)).toBe(1);
     } finally {
       await everything.stop();
+    }
+  });
+
+  it("holds the call's timeout in the object, and gives the upstream request up", async () => {
+    const odd = await startMisbehavingUpstream();
+    try {
+      const imported = await account.rest("/v1/workspaces/me/servers/import", {
+        method: "POST",
+        body: { text: JSON.stringify({ mcpServers: { odd: { url: odd.url } } }) },
+      });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+      const tested = await account.rest("/v1/workspaces/me/servers/odd/test", { method: "POST" });
+      expect(tested.body.error, JSON.stringify(tested.body)).toBeNull();
+      await account.rest("/v1/workspaces/me/servers/odd/tools/approve", { method: "POST", body: {} });
+      const setTimeoutMs = async (callTimeoutMs: number) => {
+        const current = await account.rest("/v1/workspaces/me/servers/odd");
+        const patched = await account.rest("/v1/workspaces/me/servers/odd", {
+          method: "PATCH",
+          body: { revision: current.body.revision, callTimeoutMs },
+        });
+        expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      };
+      await setTimeoutMs(1_500);
+      const client = await connect("modern");
+      try {
+        const timedOut = await client.callTool({ name: "odd_hang", arguments: {} });
+        expect(textOf(timedOut)).toMatch(/did not answer hang within 2 s\. It was sent once and not retried/);
+        // The timed-out request was given up on upstream too (2026-07-28: its request closed).
+        await expect.poll(() => odd.cancelled() + odd.aborted(), { timeout: 5_000 }).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await odd.stop();
     }
   });
 
