@@ -124,8 +124,7 @@ export class ProxyClient implements UpstreamProxy {
    */
   drop(serverId: string, owner?: string, generation?: number): void {
     if (generation === undefined) return;
-    const identity = credentialIdentity(owner ? { credential: { owner, version: 0 } } : {});
-    this.binding.drop(serverId, generation, identity).catch(() => {
+    this.binding.drop(serverId, generation, credentialIdentity(owner)).catch(() => {
       // The object closes its sessions on its idle alarm anyway.
     });
   }

@@ -284,7 +284,7 @@ export function proxyWorker(policy: AddressPolicy) {
 
     private objectOf(target: UpstreamTarget): SessionsStub {
       const checked = checkedTarget(target);
-      return this.objectFor(checked.id, checked.generation, credentialIdentity(checked));
+      return this.objectFor(checked.id, checked.generation, credentialIdentity(checked.credential?.owner));
     }
 
     listTools(target: UpstreamTarget, fresh: boolean) {

@@ -43,8 +43,7 @@ export interface UpstreamProxy {
 }
 
 /** Whose credentials an upstream session rides: the user's for a per-user OAuth connection, else the team's. */
-export const credentialIdentity = (target: Pick<UpstreamTarget, "credential">): string =>
-  target.credential?.owner ?? "shared";
+export const credentialIdentity = (owner: string | undefined): string => owner ?? "shared";
 
 /**
  * The name of the Durable Object that holds a target's upstream sessions: server id, generation and
