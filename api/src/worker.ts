@@ -1,5 +1,7 @@
+/// <reference path="../../workers/src/cloudflare-workers.d.ts" />
+import { WorkerEntrypoint } from "cloudflare:workers";
 import { connectPostgres } from "@loadout/db";
-import { dohResolver } from "@loadout/workers";
+import { dohResolver, ProxyClient, type UpstreamTool } from "@loadout/workers";
 import type { ExecutionContext } from "hono";
 import { createApp, type DatabaseProvider } from "./app";
 import { createPasswordHasher } from "./auth/password";
@@ -7,9 +9,12 @@ import { resealAndLog } from "./entry/reseal-logged";
 import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { schemaBehindAnswer } from "./entry/worker-schema";
 import { jsonLogger } from "./logger";
+import { storeAnnouncedTools } from "./services/servers/upstreams";
 
 type App = ReturnType<typeof createApp>;
 type Opened = { app: App; env: WorkerEnv; open: DatabaseProvider["acquire"] };
+
+const databaseUrl = (env: WorkerEnv) => env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
 
 // One app per isolate (routes and keys are built once); a database connection per request,
 // because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections.
@@ -18,7 +23,7 @@ let cached: ({ source: unknown } & Opened) | undefined;
 function appFor(source: unknown): Opened {
   if (cached && cached.source === source) return cached;
   const env = parseWorkerEnv(source);
-  const url = env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
+  const url = databaseUrl(env);
   const open = () => {
     const opened = connectPostgres(url, { max: 1 });
     return { db: opened.db, release: () => opened.close() };
@@ -37,6 +42,8 @@ function appFor(source: unknown): Opened {
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     clientAddress: (c) => c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
+    // Remote servers are reached through the proxy Worker; without its binding none is listed.
+    ...(env.UPSTREAM ? { upstreamPool: new ProxyClient(env.UPSTREAM) } : {}),
   });
   cached = { source, app, env, open };
   return cached;
@@ -81,3 +88,21 @@ export default {
     ctx.waitUntil(resealAndLog(opened.app, opened.env.LOADOUT_PREVIOUS_SECRET_KEYS, jsonLogger));
   },
 };
+
+/**
+ * Called by the proxy Worker when an upstream announces that its tools changed
+ * (`tools/list_changed`): the list is stored as on Node (server-deps.ts), for the server and
+ * generation it was heard on, where every instance reads it.
+ */
+export class ToolsChanged extends WorkerEntrypoint<unknown> {
+  async toolsChanged(target: { id: string; generation: number }, tools: UpstreamTool[]): Promise<void> {
+    if (typeof target?.id !== "string" || !Number.isInteger(target.generation) || !Array.isArray(tools))
+      throw new Error("toolsChanged takes a server id, its generation and the announced tools");
+    const opened = connectPostgres(databaseUrl(parseWorkerEnv(this.env)), { max: 1 });
+    try {
+      await storeAnnouncedTools(opened.db, target, tools, new Date());
+    } finally {
+      await opened.close();
+    }
+  }
+}

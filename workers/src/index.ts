@@ -37,6 +37,13 @@ export {
   type UpstreamTool,
 } from "./pool";
 export {
+  credentialIdentity,
+  sessionObjectName,
+  type ToolListing,
+  type UpstreamProxy,
+} from "./proxy";
+export { type ProxyBinding, ProxyClient, type WireCallOptions, type WireRequestOptions } from "./proxy-client";
+export {
   type AuthorizationServerMetadata,
   cappedFetch,
   type DiscoveredAuth,

@@ -524,8 +524,15 @@ export class UpstreamPool {
     return this.connections.size;
   }
 
-  /** Lists a server's tools (at most 64). Throws UpstreamUnavailable when it cannot be reached. */
-  async listTools(target: UpstreamTarget): Promise<{ tools: UpstreamTool[]; truncated: boolean; era: string }> {
+  /**
+   * Lists a server's tools (at most 64). Throws UpstreamUnavailable when it cannot be reached.
+   * `fresh` (Test) first closes the sessions on the target's credentials, so a new handshake is made.
+   */
+  async listTools(
+    target: UpstreamTarget,
+    options: { fresh?: boolean } = {},
+  ): Promise<{ tools: UpstreamTool[]; truncated: boolean; era: string }> {
+    if (options.fresh) this.drop(target.id, target.credential?.owner);
     const connection = await this.connection(target);
     this.touch(this.key(target), connection);
     const all: UpstreamTool[] = [];

@@ -1,3 +1,4 @@
+import type { ProxyBinding } from "@loadout/workers";
 import { z } from "zod";
 import { previousSecretKeys } from "./secret-keys-env";
 
@@ -17,6 +18,16 @@ export const WorkerEnv = z
       .object({ connectionString: z.string().min(1) }, { error: "HYPERDRIVE must be a Hyperdrive binding" })
       .optional(),
     LOADOUT_INSECURE_COOKIES: z.enum(["0", "1"]).default("0"),
+    /**
+     * The proxy Worker's entrypoint (infra/wrangler.proxy.jsonc), through which remote MCP servers
+     * are reached. Without it this Worker neither lists nor calls upstream tools.
+     */
+    UPSTREAM: z
+      .custom<ProxyBinding>(
+        (value) => typeof value === "object" && value !== null,
+        "UPSTREAM must be a service binding to the proxy Worker's UpstreamProxy entrypoint",
+      )
+      .optional(),
     /** `0` sends every MCP request through the SDK's server, as on Node (a switch for diagnosing a client). */
     LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),
     /** The URL people reach: the OAuth issuer and the base of MCP URLs (otherwise taken from the request). */

@@ -1,5 +1,5 @@
 import type { Database } from "@loadout/db";
-import type { UpstreamPool } from "@loadout/workers";
+import type { UpstreamProxy } from "@loadout/workers";
 import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
 import type { Logger } from "../logger";
@@ -51,10 +51,11 @@ export interface AppDeps {
   /** Resolves an upstream host to its addresses, for the SSRF guard (Node: the system resolver). */
   resolveHost?: (host: string) => Promise<string[]>;
   /**
-   * Connections to users' remote MCP servers (workers/), owned by the entry that closes it. Absent
-   * where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there).
+   * Connections to users' remote MCP servers (workers/), owned by the entry that closes it: the
+   * pool in-process on Node, the proxy Worker's RPC client on Workers. Absent where this host has
+   * no proxy: it then neither lists nor calls upstream tools.
    */
-  upstreamPool?: UpstreamPool;
+  upstreamPool?: UpstreamProxy;
   /** The fetch under the SSRF guard for OAuth client metadata documents (tests substitute one; default: global fetch). */
   clientMetadataFetch?: typeof fetch;
   /** Where MCP calls are logged; writes after the response (default: one row per call). */

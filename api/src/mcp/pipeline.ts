@@ -1,4 +1,4 @@
-import { UpstreamRpcError } from "@loadout/workers";
+import { UpstreamRpcError, type UpstreamTarget } from "@loadout/workers";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { instructionsBlock } from "../domain/instructions";
@@ -113,8 +113,8 @@ export function mcpPipeline(
     const { server } = proxied;
     const single = Boolean(remembered.session.single);
     const workspaces = lookupWorkspaces(remembered.session.session, remembered.session.single);
-    const keep = (target: Parameters<NonNullable<ServerDeps["pool"]>["directTool"]>[0] | null) => {
-      const direct = target && serverDeps.pool ? serverDeps.pool.directTool(target, proxied.tool.name) : null;
+    const keep = (target: UpstreamTarget | null) => {
+      const direct = (target && serverDeps.pool?.directTool?.(target, proxied.tool.name)) ?? null;
       memo.keepTool(
         remembered,
         proxied.name,

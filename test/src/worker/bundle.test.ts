@@ -52,32 +52,33 @@ interface Metafile {
 let outDir: string;
 let code: string;
 let meta: Metafile;
+let proxyCode: string;
+let proxyMeta: Metafile;
 
-beforeAll(() => {
-  outDir = mkdtempSync(path.join(tmpdir(), "loadout-worker-bundle-"));
-  mkdirSync(path.join(root, "web/out"), { recursive: true });
+/** One Worker as wrangler builds it for deployment, with its metafile, into a folder of outDir. */
+function build(config: string, folder: string, script: string): { code: string; meta: Metafile } {
   const wrangler = createRequire(path.join(apiDir, "package.json")).resolve("wrangler/bin/wrangler.js");
+  const dir = path.join(outDir, folder);
   execFileSync(
     process.execPath,
-    [
-      wrangler,
-      "deploy",
-      "--dry-run",
-      "--outdir",
-      outDir,
-      "--metafile",
-      path.join(outDir, "meta.json"),
-      "--config",
-      "../infra/wrangler.jsonc",
-    ],
+    [wrangler, "deploy", "--dry-run", "--outdir", dir, "--metafile", path.join(dir, "meta.json"), "--config", config],
     {
       cwd: apiDir,
       stdio: "pipe",
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
     },
   );
-  code = readFileSync(path.join(outDir, "worker.js"), "utf8");
-  meta = JSON.parse(readFileSync(path.join(outDir, "meta.json"), "utf8"));
+  return {
+    code: readFileSync(path.join(dir, script), "utf8"),
+    meta: JSON.parse(readFileSync(path.join(dir, "meta.json"), "utf8")),
+  };
+}
+
+beforeAll(() => {
+  outDir = mkdtempSync(path.join(tmpdir(), "loadout-worker-bundle-"));
+  mkdirSync(path.join(root, "web/out"), { recursive: true });
+  ({ code, meta } = build("../infra/wrangler.jsonc", "api", "worker.js"));
+  ({ code: proxyCode, meta: proxyMeta } = build("../infra/wrangler.proxy.jsonc", "proxy", "proxy-worker.js"));
 });
 
 afterAll(() => {
@@ -140,6 +141,37 @@ describe("the Worker bundle", () => {
     const raw = Buffer.byteLength(code);
     const gzip = gzipSync(code).byteLength;
     console.log(`worker bundle: ${Math.round(raw / 1024)} KiB raw, ${Math.round(gzip / 1024)} KiB gzip`);
+    expect(gzip).toBeLessThan(GZIP_BUDGET);
+    expect(raw).toBeLessThan(RAW_BUDGET);
+  });
+});
+
+describe("the proxy Worker bundle (infra/wrangler.proxy.jsonc)", () => {
+  const inputs = () => Object.keys(proxyMeta.inputs).map(fromRoot);
+
+  it("holds the upstream pool and the MCP client, and neither the database nor the api's app", () => {
+    expect(inputs()).toEqual(expect.arrayContaining(["workers/src/pool.ts", "workers/src/proxy-worker.ts"]));
+    expect(inputs().some((input) => input.includes("@modelcontextprotocol/client"))).toBe(true);
+    expect(
+      inputs().filter((input) =>
+        /pglite|drizzle-orm|postgres\/|hono\/|db\/src\/|api\/src\/(app|services|http)/.test(input),
+      ),
+    ).toEqual([]);
+  });
+
+  it("takes no Node module from our own code", () => {
+    const edges = Object.entries(proxyMeta.inputs).flatMap(([input, { imports }]) =>
+      imports.flatMap(({ path: specifier }) =>
+        asNodeModule(specifier) && isOurs(input) ? [`${fromRoot(input)} -> ${specifier}`] : [],
+      ),
+    );
+    expect(edges).toEqual([]);
+  });
+
+  it(`stays under ${GZIP_BUDGET / 1024} KiB compressed and ${RAW_BUDGET / 1024} KiB raw`, () => {
+    const raw = Buffer.byteLength(proxyCode);
+    const gzip = gzipSync(proxyCode).byteLength;
+    console.log(`proxy worker bundle: ${Math.round(raw / 1024)} KiB raw, ${Math.round(gzip / 1024)} KiB gzip`);
     expect(gzip).toBeLessThan(GZIP_BUDGET);
     expect(raw).toBeLessThan(RAW_BUDGET);
   });

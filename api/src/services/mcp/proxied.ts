@@ -16,7 +16,6 @@ import { type CredentialActor, isRefusal, withCredentials } from "../servers/cre
 import { lightToolColumns } from "../servers/definitions";
 import {
   markFailed,
-  openedTarget,
   refreshTools,
   type ServerDeps,
   type ServerRow,
@@ -25,6 +24,9 @@ import {
 } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
 import { relayWithItems } from "./relayed-items";
+
+/** Whether this process said it has no upstream proxy (see proxiedCatalog). */
+let toldNoProxy = false;
 
 /** Active servers a session serves at most; the rest are skipped and logged, not queued. */
 export const MAX_SERVERS_PER_SESSION = 16;
@@ -162,6 +164,14 @@ export async function proxiedCatalog(
 ): Promise<ProxiedTool[]> {
   const ids = single ? [single.workspaceId] : session.workspaces.map((w) => w.id);
   if (ids.length === 0) return [];
+  // A host without the upstream proxy lists no upstream tool, since it could call none (a Worker
+  // deployed without its proxy beside a Node host on the same database, say). The operator hears it once.
+  if (!deps.pool) {
+    if (!toldNoProxy)
+      logger.log("warn", "this host runs no upstream proxy: remote servers' tools are neither listed nor called");
+    toldNoProxy = true;
+    return [];
+  }
   // A listing is the same for every session with these workspaces, project and mode until one of
   // the workspaces' catalogs changes: one small read tells whether the cached one still holds.
   // While Postgres's change feed is live, the generations heard of stand in for that read.
@@ -199,7 +209,7 @@ export async function proxiedCatalog(
       skipped: candidates.slice(MAX_SERVERS_PER_SESSION).map((s) => s.id),
     });
   const firstUse = servers.filter((s) => s.toolsFetchedAt === null && s.status !== "failed");
-  if (firstUse.length && deps.pool)
+  if (firstUse.length)
     await Promise.all(firstUse.map((s) => refreshTools(db, s, deps, now, { actor: actorFor(session, s, now) })));
   const serving = servers.filter((s) => s.status !== "failed" || firstUse.includes(s));
   if (serving.length === 0) return [];
@@ -533,7 +543,11 @@ async function withUsableTarget<T>(
   use: (pool: NonNullable<ServerDeps["pool"]>, target: UpstreamTarget) => Promise<T>,
 ): Promise<T | { refusal: string }> {
   const pool = deps.pool;
-  if (!pool) return { refusal: "This deployment cannot reach remote MCP servers yet." };
+  if (!pool)
+    return {
+      refusal:
+        "This host runs no upstream proxy, so it cannot reach remote MCP servers; its tools are not listed here either.",
+    };
   if (server.status === "failed")
     return {
       refusal: `${server.slug} failed its last connection (${server.lastError ?? "no answer"}). Fix it in the Loadout console and press Test.`,

@@ -165,7 +165,7 @@ async function refreshNow(
         .where(eq(upstreamOAuthConnections.id, current.id))
         .returning();
       await audit("server.connection_failed", { reason, error: why });
-      deps.pool?.drop(server.id, current.owner);
+      deps.pool?.drop(server.id, current.owner, server.generation);
       return failed ?? null;
     };
     if (!current.refreshToken)
@@ -290,7 +290,7 @@ async function markNeedsSignIn(
     await auditConnection(tx, actor, server, row, "server.connection_failed", { reason: "refused", error: why });
     return updated;
   });
-  deps.pool?.drop(server.id, row.owner);
+  deps.pool?.drop(server.id, row.owner, server.generation);
   return failed ?? { ...row, status: "needs_sign_in", lastError: why };
 }
 

@@ -34,7 +34,7 @@ export async function testServer({
   if (!deps.pool)
     throw new AppError(
       "unavailable",
-      "Testing servers needs the upstream proxy, which this deployment does not run yet.",
+      "Testing servers needs the upstream proxy, which this host does not run (on Workers: bind UPSTREAM to the proxy Worker).",
     );
   const actor = {
     userId: ctx.principal.userId,

@@ -4,8 +4,8 @@ import {
   guardedFetch,
   guardedPost,
   type RememberedChecks,
-  type UpstreamPool,
   type UpstreamPost,
+  type UpstreamProxy,
   type UpstreamTarget,
   type UpstreamTool,
   UpstreamUnauthorized,
@@ -16,7 +16,6 @@ import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
-import { ownerOf } from "../../domain/upstream-oauth/tokens";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
 import { lockWorkspace } from "../workspaces/lock";
@@ -35,8 +34,8 @@ export type ServerToolRow = typeof mcpServerTools.$inferSelect;
 export interface ServerDeps {
   box: SecretBox;
   allowLoopback: boolean;
-  /** Null where this deployment cannot reach upstreams itself yet (Workers, until the proxy lands there). */
-  pool: UpstreamPool | null;
+  /** The upstream proxy (see UpstreamProxy); null where this host has none, which then serves no upstream tool. */
+  pool: UpstreamProxy | null;
   /** Upstream tools' input schemas and annotations, kept in memory between listings. */
   definitions: DefinitionCache;
   /** Whole listings, valid while their workspaces' catalog versions hold. */
@@ -202,10 +201,8 @@ export async function refreshTools(
   options: { fresh?: boolean; markFailures?: boolean; actor?: CredentialActor } = {},
 ): Promise<{ stored: StoredTools | null; error: string | null; needsSignIn?: boolean }> {
   const pool = deps.pool;
-  if (!pool) return { stored: null, error: "this deployment cannot reach remote servers yet" };
+  if (!pool) return { stored: null, error: "this host runs no upstream proxy, so it cannot reach remote servers" };
   const marking = options.markFailures !== false;
-  if (options.fresh)
-    pool.drop(server.id, server.oauth && options.actor ? ownerOf(server.oauth, options.actor.userId) : undefined);
   if (server.oauth && !options.actor) return { stored: null, error: "needs sign-in", needsSignIn: true };
   let target: UpstreamTarget | undefined;
   try {
@@ -216,7 +213,8 @@ export async function refreshTools(
       options.actor ?? { userId: "", workspaceParam: "me", now },
       async (t) => {
         target = t;
-        const tools = await pool.listTools(t);
+        // Fresh (Test): the target's session is opened again, so its handshake is what is judged.
+        const tools = await pool.listTools(t, { fresh: options.fresh === true });
         // What it offers besides tools is listed on the same connection; a server that fails to
         // list them keeps its tools (and its items as they were).
         const items = await listUpstreamItems(pool, t).catch(() => null);

@@ -327,7 +327,7 @@ export async function finishConnect({
     if (server.status === "failed")
       await tx.update(mcpServers).set({ status: "unknown" }).where(eq(mcpServers.id, server.id));
   });
-  deps.pool?.drop(server.id, owner);
+  deps.pool?.drop(server.id, owner, server.generation);
   return { location: `${back}&connected=1` };
 }
 

@@ -116,7 +116,7 @@ export async function disconnectServer({
     });
     return { server, removed };
   });
-  deps.pool?.drop(server.id, owner);
+  deps.pool?.drop(server.id, owner, server.generation);
   await revoke(ctx, deps, server, removed).catch((error: unknown) =>
     ctx.logger?.log("warn", "upstream token revocation failed", { server: server.id, error: String(error) }),
   );
