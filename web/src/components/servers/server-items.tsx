@@ -75,8 +75,26 @@ export function useItems(slug: string) {
           )
         ).items,
     );
-  const edit = (item: ItemView, change: Omit<ItemEdit, "kind" | "key">) =>
-    run(async () => [await updateItem(ws, slug, { kind: item.kind, key: item.key, ...change })]);
+  // The switch moves at once; the stored item replaces it when the server answers, and an error
+  // puts the old value back.
+  const edit = (item: ItemView, change: Omit<ItemEdit, "kind" | "key">) => {
+    const same = (other: ItemView) => other.kind === item.kind && other.key === item.key;
+    const put = (next: ItemView) =>
+      setLoad((current) =>
+        current.kind === "ready"
+          ? { kind: "ready", items: current.items.map((other) => (same(other) ? next : other)) }
+          : current,
+      );
+    put({ ...item, ...change });
+    return run(async () => {
+      try {
+        return [await updateItem(ws, slug, { kind: item.kind, key: item.key, ...change })];
+      } catch (caught) {
+        put(item);
+        throw caught;
+      }
+    });
+  };
 
   return { load, reload, approve, edit, busy, error };
 }
