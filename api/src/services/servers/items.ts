@@ -24,9 +24,13 @@ export const MAX_ITEMS_PER_KIND = 256;
 /** What an upstream listed now, by kind: only the kinds it offers (a kind it does not offer is absent). */
 export type ItemListing = Partial<Record<ServerItemKind, Record<string, unknown>[]>>;
 
+/** How long listing a server's items may take in all; a kind not listed whole by then keeps what was stored. */
+export const ITEMS_LISTING_BUDGET_MS = 15_000;
+
 /**
  * Every resource, template and prompt the upstream offers, page by page up to the cap. Kinds it
- * does not declare are not asked for.
+ * does not declare are not asked for; a kind not listed whole within the time budget is left out
+ * (its stored items stay as they were), so a slow or endless listing never holds Test up.
  */
 export async function listUpstreamItems(
   pool: {
@@ -34,7 +38,9 @@ export async function listUpstreamItems(
     capabilities(target: UpstreamTarget): Promise<Record<string, unknown>>;
   },
   target: UpstreamTarget,
+  budgetMs = ITEMS_LISTING_BUDGET_MS,
 ): Promise<ItemListing> {
+  const deadline = Date.now() + budgetMs;
   const capabilities = await pool.capabilities(target);
   const listing: ItemListing = {};
   for (const kind of ITEM_KINDS) {
@@ -42,13 +48,18 @@ export async function listUpstreamItems(
     if (!capabilities[capability]) continue;
     const items: Record<string, unknown>[] = [];
     let cursor: string | undefined;
+    let whole = true;
     do {
+      if (Date.now() > deadline) {
+        whole = false;
+        break;
+      }
       const page = await pool.request(target, method, cursor ? { cursor } : {});
       const listed = Array.isArray(page[field]) ? (page[field] as Record<string, unknown>[]) : [];
       items.push(...listed.filter((item) => item && typeof item === "object"));
       cursor = typeof page.nextCursor === "string" && page.nextCursor ? page.nextCursor : undefined;
     } while (cursor && items.length < MAX_ITEMS_PER_KIND);
-    listing[kind] = items.slice(0, MAX_ITEMS_PER_KIND);
+    if (whole) listing[kind] = items.slice(0, MAX_ITEMS_PER_KIND);
   }
   return listing;
 }
