@@ -22,25 +22,12 @@ export interface AddressPolicy {
   addressProblem(ip: string, allowLoopback: boolean): string | null;
 }
 
-interface SessionsStub {
-  listTools(target: UpstreamTarget, fresh: boolean): Promise<Wired<ToolListing>>;
-  callTool(
-    target: UpstreamTarget,
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    options: WireCallOptions,
-  ): Promise<Wired<CallToolResult>>;
-  request(
-    target: UpstreamTarget,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: WireRequestOptions,
-  ): Promise<Wired<Record<string, unknown>>>;
-  capabilities(target: UpstreamTarget): Promise<Wired<Record<string, unknown>>>;
+/** One Durable Object as its stub shows it: the entrypoint's methods, addressed to this object alone. */
+type SessionsStub = Omit<ProxyBinding, "drop" | "cancel"> & {
   drop(): Promise<void>;
   cancel(callId: string): Promise<void>;
   openSessions(): Promise<number>;
-}
+};
 
 interface SessionsNamespace {
   idFromName(name: string): unknown;
