@@ -1,13 +1,12 @@
 /// <reference path="./cloudflare-workers.d.ts" />
 import { DurableObject, type DurableObjectState, WorkerEntrypoint } from "cloudflare:workers";
-import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dohResolver } from "./doh-resolver";
 import { type FetchGuard, guardedFetch } from "./guarded-fetch";
 import { type CallOptions, type RequestOptions, UpstreamPool, type UpstreamTarget, type UpstreamTool } from "./pool";
-import { credentialIdentity, sessionObjectName, type ToolListing } from "./proxy";
+import { credentialIdentity, sessionObjectName } from "./proxy";
 import type { ProxyBinding, WireCallOptions, WireRequestOptions } from "./proxy-client";
 import { RunningCalls } from "./running-calls";
-import { type Wired, wired } from "./wire";
+import { wired } from "./wire";
 
 /**
  * The proxy Worker: upstream MCP sessions in Durable Objects, one per server, generation and whose

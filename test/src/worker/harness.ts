@@ -30,14 +30,20 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds the Worker as `npm run build -w @loadout/api` does, unless the bundle is newer than its sources. */
+/** The proxy Worker's bundle, built by the same `npm run build -w @loadout/api`. */
+export const proxyScriptPath = path.join(root, "api/dist/proxy/proxy-worker.js");
+
+/** Builds both Workers as `npm run build -w @loadout/api` does, unless both bundles are newer than their sources. */
 export function buildWorkerIfStale(): void {
   const sources = Math.max(
     ...["api/src", "db/src", "db/migrations", "workers/src"].map((dir) => newestMtime(path.join(root, dir))),
     statSync(wranglerConfigPath).mtimeMs,
+    statSync(path.join(root, "infra/wrangler.proxy.jsonc")).mtimeMs,
     statSync(path.join(root, "api/package.json")).mtimeMs,
   );
-  if (existsSync(scriptPath) && statSync(scriptPath).mtimeMs >= sources) return;
+  const built = [scriptPath, proxyScriptPath].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0));
+  if (Math.min(...built) >= sources) return;
+  // The assets directory must exist for wrangler to read the config, even before the console is built.
   mkdirSync(path.join(root, "web/out"), { recursive: true });
   execFileSync("npm", ["run", "build", "-w", "@loadout/api"], { cwd: root, stdio: "pipe", env: process.env });
 }

@@ -1,6 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { migratePostgresDatabase } from "@loadout/db/open";
@@ -14,6 +13,7 @@ import { type Account, addApprovedServer, type Send, signUpAccount } from "../he
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 import { startEverything } from "../helpers/upstream";
 import { type StatelessUpstream, startMisbehavingUpstream, startStatelessUpstream } from "../helpers/upstreams";
+import { buildWorkerIfStale, proxyScriptPath } from "./harness";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -24,7 +24,6 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const outDir = path.join(root, "api/dist/worker");
 const scriptPath = path.join(outDir, "worker.js");
 /** The proxy Worker (infra/wrangler.proxy.jsonc), built beside it. */
-const proxyScriptPath = path.join(root, "api/dist/proxy/proxy-worker.js");
 const wranglerConfig = readFileSync(path.join(root, "infra/wrangler.jsonc"), "utf8");
 const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "";
 const compatibilityFlags = JSON.parse(/"compatibility_flags"\s*:\s*(\[[^\]]*\])/.exec(wranglerConfig)?.[1] ?? "[]");
@@ -75,36 +74,6 @@ export default {
   },
 };
 `;
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (!entry.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-function buildWorkerIfStale() {
-  const sources = Math.max(
-    newestMtime(path.join(root, "api/src")),
-    newestMtime(path.join(root, "db/src")),
-    newestMtime(path.join(root, "workers/src")),
-    statSync(path.join(root, "infra/wrangler.jsonc")).mtimeMs,
-    statSync(path.join(root, "infra/wrangler.proxy.jsonc")).mtimeMs,
-    statSync(path.join(root, "api/package.json")).mtimeMs,
-  );
-  const built = [scriptPath, proxyScriptPath].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0));
-  if (Math.min(...built) >= sources) return;
-  // The assets directory must exist for wrangler to read the config, even before the console is built.
-  mkdirSync(path.join(root, "web/out"), { recursive: true });
-  execFileSync("npm", ["run", "build", "-w", "@loadout/api"], {
-    cwd: root,
-    stdio: "pipe",
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-  });
-}
 
 /** Hyperdrive's local binding insists on a password; trust authentication ignores it. */
 function withPassword(url: string): string {
