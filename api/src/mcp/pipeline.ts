@@ -4,7 +4,7 @@ import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
-import { AppError, describeError } from "../errors";
+import { AppError, describeError, jsonRpcErrorBody } from "../errors";
 import { bearerKey, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { ActionContext, Principal } from "../services/context";
 import { kindsFittedOut } from "../services/devices/fitting";
@@ -348,17 +348,25 @@ export function mcpPipeline(
       const args = params?.arguments as Record<string, unknown> | undefined;
       const signal = cancellable ? withCancel(io.signal(), cancellable) : io.signal();
       response = legacyCallStream(pending, ownerOf(sessionId, principal), signal, async (stream) => {
-        const answer = await askedCall(
-          tool,
-          args,
-          { ctx, session, origin, single: Boolean(single) },
-          stream,
-          askable,
-          token,
-        );
-        toolOutcome = answer.outcome;
-        cancellable?.release();
-        return answerMessage(id, answer.result);
+        try {
+          const answer = await askedCall(
+            tool,
+            args,
+            { ctx, session, origin, single: Boolean(single) },
+            stream,
+            askable,
+            token,
+          );
+          toolOutcome = answer.outcome;
+          return answerMessage(id, answer.result);
+        } catch (error) {
+          // Loadout's own refusal after the stream began (the database went away): the call's
+          // JSON-RPC error, as its last event.
+          if (!(error instanceof AppError)) throw error;
+          return JSON.stringify({ ...jsonRpcErrorBody(error, requestId), id });
+        } finally {
+          cancellable?.release();
+        }
       });
     }
 

@@ -30,4 +30,21 @@ describe("errorResult", () => {
     expect(JSON.stringify(leaked)).not.toContain("insert");
     expect(logger.entries).toEqual([expect.objectContaining({ level: "error", requestId: "req_1" })]);
   });
+
+  it("throws a database out of reach as unavailable, for the transport to answer 503", () => {
+    const logger = memoryLogger();
+    const lost = Object.assign(new Error("Failed query: select 1"), {
+      cause: Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),
+    });
+    let thrown: unknown;
+    try {
+      errorResult(lost, { requestId: "req_1", logger });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AppError);
+    expect((thrown as AppError).code).toBe("unavailable");
+    expect((thrown as AppError).message).not.toContain("select");
+    expect(logger.entries).toEqual([expect.objectContaining({ level: "warn", requestId: "req_1" })]);
+  });
 });

@@ -1,5 +1,6 @@
-import { AppError, describeError, publicError } from "../errors";
+import { AppError, databaseUnavailableError, describeError, publicError } from "../errors";
 import type { ActionContext } from "../services/context";
+import { databaseUnavailable } from "../services/db-errors";
 
 /** A tool's result as Loadout's own tools give it: text, with structured content where there is some. */
 export type ToolResult = {
@@ -20,8 +21,16 @@ export const failure = (message: string): ToolResult => ({ content: [{ type: "te
  * A thrown error as a tool result, the one way every tool writes it. An `AppError` says what was
  * wrong (with its details, one line each); anything else (a driver error quoting SQL and
  * parameters, a bug) says only that it failed, with the request id, and its detail goes to the log.
+ *
+ * A database out of reach is no tool's failure: it is thrown as `unavailable`, for the transport
+ * to answer as every surface does (503, retry). The SDK's path turns any throw into a tool error,
+ * which then carries that message.
  */
 export function errorResult(error: unknown, ctx: Pick<ActionContext, "requestId" | "logger">): ToolResult {
+  if (databaseUnavailable(error)) {
+    ctx.logger?.log("warn", "database unavailable", { requestId: ctx.requestId, error: describeError(error) });
+    throw databaseUnavailableError();
+  }
   if (error instanceof AppError) {
     const details = error.details?.map((d) => `- ${d.path}${d.line ? ` line ${d.line}` : ""}: ${d.message}`).join("\n");
     return failure(details ? `${error.message}\n${details}` : error.message);

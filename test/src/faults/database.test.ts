@@ -53,6 +53,15 @@ function rpcCode(text: string): string {
   }
 }
 
+/** The errors Loadout logged besides its request lines, for a failure's message (JSON, one a line). */
+function errorLines(output: string): string {
+  return output
+    .split("\n")
+    .filter((line) => line.includes('"level":"error"') && !line.includes('"msg":"request"'))
+    .slice(-20)
+    .join("\n");
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!bin)("Database faults", () => {
@@ -280,7 +289,9 @@ describe.skipIf(!bin)("Database faults", () => {
 
       // Every failure the load saw was an `unavailable` in its surface's shape; nothing broke a connection.
       expect(running.thrown).toEqual([]);
-      expect(running.failures).toEqual(running.failures.map((f) => ({ ...f, status: 503, code: "unavailable" })));
+      expect(running.failures, `what Loadout logged as errors:\n${errorLines(app.output())}`).toEqual(
+        running.failures.map((f) => ({ ...f, status: 503, code: "unavailable" })),
+      );
       expect(app.exited()).toBeUndefined();
 
       // Every acknowledged write is there with (at least) its revision: a write whose answer was

@@ -75,7 +75,8 @@ export async function addApprovedServer(account: Account, slug: string, url: str
   ];
   for (const [path, method, body] of steps) {
     const answer = await account.rest(path, { method, ...(body === undefined ? {} : { body }) });
-    if (answer.status !== 200)
+    // Test answers 200 with the error it met: a server that did not connect is no approved server.
+    if (answer.status !== 200 || (answer.body as { error?: unknown } | null)?.error)
       throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   }
 }

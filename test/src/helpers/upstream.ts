@@ -37,12 +37,21 @@ export async function startEverything(transport: "streamableHttp" | "sse" = "str
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`server-everything exited (${code})`)));
+    child.once("exit", (code) => reject(new Error(`server-everything exited (${code}): ${printed.slice(-2000)}`)));
+  });
+  let stopping = false;
+  // A server that dies under a test says so, with what it printed: the test then fails on the
+  // upstream it lost, and this tells why.
+  child.once("exit", (code, signal) => {
+    if (!stopping)
+      process.stderr.write(`server-everything on port ${port} exited (${code ?? signal}):\n${printed.slice(-4000)}\n`);
   });
   return {
     url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     log: () => printed,
     async stop() {
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       await exited;
