@@ -16,8 +16,12 @@ export interface Upstream {
 export async function startEverything(transport: "streamableHttp" | "sse" = "streamableHttp"): Promise<Upstream> {
   const entry = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json");
   const script = path.join(path.dirname(entry), "dist", "index.js");
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const child: ChildProcess = spawn(process.execPath, [script, transport], {
+  // Below the kernel's ephemeral range (32768 on), which listeners on port 0 and outgoing
+  // connections share, and clear of the machine's services (RabbitMQ's 25672).
+  const port = 26_000 + Math.floor(Math.random() * 6_000);
+  // A rejection the fixture leaves unhandled (its timers write to sessions that may be gone) is
+  // not what a test here is about: it warns instead of ending the upstream under the test.
+  const child: ChildProcess = spawn(process.execPath, ["--unhandled-rejections=warn", script, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
