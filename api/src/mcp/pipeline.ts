@@ -1,5 +1,5 @@
 import { UpstreamRpcError, type UpstreamTarget } from "@loadout/workers";
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
@@ -32,6 +32,7 @@ import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply }
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
 import { answersIn, ClientAnswerError, type LegacyStream, legacyCallStream, MAX_INPUT_ROUNDS } from "./legacy-input";
 import { legacySessions } from "./legacy-session";
+import { listChanges } from "./list-changes";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
@@ -79,7 +80,7 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
  * registry → the call recorded, after the answer.
  */
 /** Requests that read the upstreams' resources, templates and prompts at /mcp (the handshake declares them). */
-const ITEM_METHODS = /^(initialize|server\/discover|resources\/|prompts\/|completion\/complete)/;
+const ITEM_METHODS = /^(initialize|server\/discover|subscriptions\/listen|resources\/|prompts\/|completion\/complete)/;
 
 export function mcpPipeline(
   serverDeps: ServerDeps,
@@ -90,14 +91,14 @@ export function mcpPipeline(
   const sessions = legacySessions(signingKey);
   // Where nothing is cached (no change feed: Workers), nothing is memoised either.
   const memo = serverDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(serverDeps.hot) : null;
-  const handler = createMcpHandler(
-    ({ authInfo }) => {
-      const per = authInfo?.extra?.loadout as PerRequest | undefined;
-      if (!per) throw new Error("MCP request without Loadout's context");
-      return per.relay ? buildRelayServer(per.relay) : buildMcpServer(per.ctx, per.session, per.options);
-    },
-    { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT },
-  );
+  const factory: McpServerFactory = ({ authInfo }) => {
+    const per = authInfo?.extra?.loadout as PerRequest | undefined;
+    if (!per) throw new Error("MCP request without Loadout's context");
+    return per.relay ? buildRelayServer(per.relay) : buildMcpServer(per.ctx, per.session, per.options);
+  };
+  const handler = createMcpHandler(factory, { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT });
+  // Where the change feed runs (Node), a 2026-07-28 client may listen for its lists' changes.
+  const feed = serverDeps.hot.freshness;
 
   /**
    * Keeps an upstream tool a plain call looked up now, for the session's next calls, with the pool's
@@ -401,6 +402,7 @@ export function mcpPipeline(
       const report = (outcome: ToolOutcome) => {
         toolOutcome = outcome;
       };
+      const listChanged = Boolean(feed) && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
       const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
       const relay: RelayOptions | undefined = single
         ? {
@@ -412,6 +414,7 @@ export function mcpPipeline(
             tools: catalog ? catalog.map((t) => upstreamTool(t, serverDeps, { relayErrors: true })) : tools,
             askRoots,
             passInputRequests,
+            listChanged,
             report,
             onInternal: (error) =>
               ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
@@ -474,11 +477,24 @@ export function mcpPipeline(
             : {}),
           askRoots,
           passInputRequests,
+          listChanged,
           report,
           ...(cancellable ? { giveUpWhen: (signal: AbortSignal) => withCancel(signal, cancellable) } : {}),
         },
       };
-      response = await handler.fetch(io.web(), {
+      // A listen stream is fed by this session's changes alone: a handler of its own, whose bus
+      // is the change feed narrowed to the session's user and workspaces (see list-changes.ts).
+      const serving =
+        method === "subscriptions/listen" && feed && listChanged
+          ? createMcpHandler(factory, {
+              legacy: "reject",
+              bus: listChanges(feed, {
+                userId: principal.userId,
+                workspaceIds: session.workspaces.map((w) => w.id),
+              }),
+            })
+          : handler;
+      response = await serving.fetch(io.web(), {
         parsedBody: body,
         authInfo: {
           token: "loadout",

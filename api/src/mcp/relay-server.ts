@@ -24,6 +24,8 @@ export interface RelayOptions {
   tools: LoadoutTool[];
   askRoots: boolean;
   passInputRequests: boolean;
+  /** Declare list_changed for its lists: a 2026-07-28 client may listen (see list-changes.ts). */
+  listChanged?: boolean;
   report(outcome: ToolOutcome): void;
   /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
   onInternal(error: unknown): void;
@@ -65,11 +67,12 @@ function relayedError(error: unknown, options: Pick<RelayOptions, "onInternal">)
 export function buildRelayServer(options: RelayOptions): Server {
   const upstream = options.upstreamCapabilities;
   const offered = (capability: string) => upstream[capability] !== undefined && upstream[capability] !== null;
+  const listChanged = options.listChanged ?? false;
   const server = new Server(SERVER_INFO, {
     capabilities: {
-      tools: { listChanged: false },
-      ...(offered("resources") ? { resources: { listChanged: false } } : {}),
-      ...(offered("prompts") ? { prompts: { listChanged: false } } : {}),
+      tools: { listChanged },
+      ...(offered("resources") ? { resources: { listChanged } } : {}),
+      ...(offered("prompts") ? { prompts: { listChanged } } : {}),
       ...(offered("completions") ? { completions: {} } : {}),
       ...(offered("logging") ? { logging: {} } : {}),
     },

@@ -40,6 +40,8 @@ export interface ServerOptions {
   giveUpWhen?: (signal: AbortSignal) => AbortSignal;
   /** The upstream resources, templates and prompts this session sees at /mcp, and how to reach them. */
   upstreamItems?: { items: SessionItem[]; relay: ItemRelay };
+  /** Declare list_changed for its lists: a 2026-07-28 client may listen (see list-changes.ts). */
+  listChanged?: boolean;
 }
 
 export interface UpstreamCallExtra {
@@ -101,7 +103,7 @@ export type ToolOutcome = ResultOutcome;
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
   const { instructions, report, askRoots } = options;
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: options.listChanged ?? false } },
     ...(instructions ? { instructions } : {}),
   });
   const register = server.registerTool.bind(server) as (
@@ -138,6 +140,13 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   if (options.upstreamItems?.items.length)
     attachUpstreamItems(server, options.upstreamItems.items, options.upstreamItems.relay);
   if (options.extension) new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
+  if (options.listChanged) {
+    const declared = server.server.getCapabilities();
+    server.server.registerCapabilities({
+      ...(declared.resources ? { resources: { listChanged: true } } : {}),
+      ...(declared.prompts ? { prompts: { listChanged: true } } : {}),
+    });
+  }
   const listing = options.listing;
   // A listing with upstream tools: the registered tools as the SDK lists them, then the upstream
   // entries as cached (replacing the SDK's own handler).

@@ -26,6 +26,8 @@ export class Freshness {
   private pingMissed = false;
   /** Pings sent by `caughtUp`, each resolved when it comes back. */
   private readonly marks = new Map<string, () => void>();
+  /** Who is told of each change heard (MCP listen streams, see mcp/list-changes.ts). */
+  private readonly watchers = new Set<(change: FeedChange) => void>();
   /**
    * Bumped by every change heard of. A value whose key is not known before it is read (a principal,
    * found by its secret) is kept only if this did not move during the read.
@@ -48,22 +50,44 @@ export class Freshness {
     return stamp;
   }
 
+  /**
+   * Tells `watcher` of every change this instance hears of from Postgres, committed by any
+   * instance: a user's or a workspace's, or `all` when changes may have been missed (a listen
+   * that was down). A change this instance wrote is heard like the others', when its
+   * notification comes back. Returns the way to stop.
+   */
+  watch(watcher: (change: FeedChange) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  private tell(change: FeedChange) {
+    for (const watcher of this.watchers) watcher(change);
+  }
+
   /** A payload from the channel: `user:<id>`, `ws:<id>` or this instance's own heartbeat. */
   receive(payload: string): void {
     const colon = payload.indexOf(":");
     const kind = payload.slice(0, colon);
     const id = payload.slice(colon + 1);
     if (kind !== "ping") this.sequence++;
-    if (kind === "user") this.users.set(id, (this.users.get(id) ?? 0) + 1);
-    else if (kind === "ws") this.workspaces.set(id, (this.workspaces.get(id) ?? 0) + 1);
-    else if (kind === "ping") {
+    if (kind === "user") {
+      this.users.set(id, (this.users.get(id) ?? 0) + 1);
+      this.tell({ userId: id });
+    } else if (kind === "ws") {
+      this.workspaces.set(id, (this.workspaces.get(id) ?? 0) + 1);
+      this.tell({ workspaceId: id });
+    } else if (kind === "ping") {
       this.marks.get(id)?.();
       this.marks.delete(id);
       if (this.pingSent?.nonce === id) {
         this.pingSent = null;
         this.pingMissed = false;
       }
-    } else this.forgetAll();
+    } else {
+      this.forgetAll();
+      this.tell("all");
+    }
     // The maps only grow with users and workspaces seen changing; past this, start again.
     if (this.users.size + this.workspaces.size > 200_000) this.forgetAll();
   }
@@ -84,8 +108,11 @@ export class Freshness {
 
   /** (Re)listening: whatever was sent while the listen was down is unknown, so nothing cached holds. */
   listened(): void {
+    const again = this.listening;
     this.forgetAll();
     this.listening = true;
+    // Listening again after a drop: what changed meanwhile is unknown.
+    if (again) this.tell("all");
   }
 
   /** The heartbeat: the last ping must have come back before the next one goes. */
@@ -113,6 +140,9 @@ export class Freshness {
     this.workspaces.clear();
   }
 }
+
+/** A change heard on the feed: whose, or `all` when any may have changed unheard. */
+export type FeedChange = { userId: string } | { workspaceId: string } | "all";
 
 export interface FreshnessFeed {
   freshness: Freshness;

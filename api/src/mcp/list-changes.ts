@@ -1,0 +1,70 @@
+import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
+import type { FeedChange, Freshness } from "../services/cache/freshness";
+
+/** Changes heard within this long of each other are told once: a save touches several rows. */
+export const SETTLE_MS = 200;
+
+/** What a change of a session's items may have changed: its tools, its prompts, its resources. */
+const EVENTS: ServerEvent[] = [
+  { kind: "tools_list_changed" },
+  { kind: "prompts_list_changed" },
+  { kind: "resources_list_changed" },
+];
+
+/** Whose changes a session's lists depend on: its user's and its workspaces'. */
+export interface ChangeScope {
+  userId: string;
+  workspaceIds: readonly string[];
+}
+
+export const concerns = (scope: ChangeScope, change: FeedChange): boolean =>
+  change === "all" ||
+  ("userId" in change ? change.userId === scope.userId : scope.workspaceIds.includes(change.workspaceId));
+
+/**
+ * The event bus of one `subscriptions/listen` stream (2026-07-28), for the SDK's listen router
+ * (createMcpHandler's `bus`): the instance's change feed, narrowed to the session's user and
+ * workspaces, told as the three list_changed notifications (the router sends those the client
+ * asked for and the server declared). The SDK's own bus is one per handler and would reach every
+ * listener of every tenant, so each stream gets its own.
+ *
+ * The feed says that something of the user's or a workspace's changed (a skill saved, a server
+ * added, an upstream's tools announced and stored, a pin approved), not which list: clients are
+ * told to list again, which list_changed means. Nothing here reads the database.
+ */
+export function listChanges(feed: Freshness, scope: ChangeScope, settleMs = SETTLE_MS): ServerEventBus {
+  const listeners = new Set<(event: ServerEvent) => void>();
+  let stopWatching: (() => void) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const publish = (event: ServerEvent) => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A stream that broke while being written to is torn down by its router; the others go on.
+      }
+    }
+  };
+  const heard = (change: FeedChange) => {
+    if (timer || !concerns(scope, change)) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      for (const event of EVENTS) publish(event);
+    }, settleMs);
+  };
+  return {
+    publish,
+    subscribe(listener) {
+      listeners.add(listener);
+      stopWatching ??= feed.watch(heard);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size) return;
+        stopWatching?.();
+        stopWatching = undefined;
+        clearTimeout(timer);
+        timer = undefined;
+      };
+    },
+  };
+}

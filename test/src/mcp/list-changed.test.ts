@@ -1,0 +1,133 @@
+/**
+ * `subscriptions/listen` (2026-07-28) at /mcp and /mcp/s: a client that listens hears
+ * list_changed when its user's items change (a skill saved in the console, a server's pins
+ * approved), through the change feed, and nothing of another tenant's changes. A 2025-era
+ * client, which would need the GET stream a stateless endpoint does not keep, is told there are
+ * no list changes to hear.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
+
+let server: TestServer;
+let upstream: StatelessUpstream;
+let alice: Account;
+let bob: Account;
+let secret: string;
+
+const MODERN = { versionNegotiation: { mode: "auto" as const } };
+const LISTS = ["tools", "prompts", "resources"] as const;
+
+beforeAll(async () => {
+  [server, upstream] = await Promise.all([
+    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }),
+    startStatelessUpstream({ items: true }),
+  ]);
+  alice = await signUpAccount(server.url, "listen-alice@example.com");
+  bob = await signUpAccount(server.url, "listen-bob@example.com");
+  await addApprovedServer(alice, "memo", upstream.url);
+  secret = (await alice.token(["mcp"])).secret;
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([server?.close(), upstream?.stop()]);
+});
+
+/** A client on `path` that records the list_changed notifications it hears. */
+async function connect(path: string, options: object = MODERN) {
+  const client = new Client({ name: "listen-test", version: "1.0.0" }, options);
+  const heard: string[] = [];
+  for (const list of LISTS)
+    client.setNotificationHandler(`notifications/${list}/list_changed`, () => {
+      heard.push(list);
+    });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+    }),
+  );
+  return { client, heard };
+}
+
+const skill = (account: Account, name: string) =>
+  account.rest("/v1/workspaces/me/skills", {
+    method: "POST",
+    body: { name, description: "Written while a client listens.", instructions: `# ${name}\n` },
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("subscriptions/listen at /mcp", () => {
+  it("tells a listening client that its lists changed when its user saves a skill, once per save", async () => {
+    const { client, heard } = await connect("/mcp");
+    try {
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.tools?.listChanged).toBe(true);
+      expect(capabilities?.resources?.listChanged).toBe(true);
+      const subscription = await client.listen({
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true,
+      });
+      expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true, resourcesListChanged: true });
+      expect((await skill(alice, "heard-of")).status).toBe(201);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("tools");
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("resources");
+      // One save is one notification per list, however many rows it wrote.
+      await sleep(500);
+      expect(heard.filter((l) => l === "tools")).toHaveLength(1);
+      await subscription.close();
+      expect(await subscription.closed).toBe("local");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("tells nothing of another tenant's changes", async () => {
+    const { client, heard } = await connect("/mcp");
+    try {
+      await client.listen({ toolsListChanged: true, resourcesListChanged: true });
+      expect((await skill(bob, "not-alices")).status).toBe(201);
+      await sleep(1_000);
+      expect(heard).toEqual([]);
+      // The stream is still there: alice's own change gets through.
+      expect((await skill(alice, "alices-own")).status).toBe(201);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("tools");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("declares no list changes to a 2025-era client, which has no stream to hear them on", async () => {
+    const { client } = await connect("/mcp", {});
+    try {
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("subscriptions/listen at /mcp/s", () => {
+  it("tells a listening client when a pin of the upstream's changes what it may see", async () => {
+    const { client, heard } = await connect("/mcp/s/me/memo");
+    try {
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.tools?.listChanged).toBe(true);
+      expect(capabilities?.prompts?.listChanged).toBe(true);
+      const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true });
+      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "greet", enabled: false },
+      });
+      expect(switched.status).toBe(200);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
+      expect((await client.listPrompts()).prompts).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
