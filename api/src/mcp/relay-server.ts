@@ -4,7 +4,14 @@ import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { AppError, ERROR_CODES, publicError } from "../errors";
 import type { LoadoutTool } from "./registry";
-import { envelopeOf, SERVER_INFO, type ToolOutcome, type UpstreamCallExtra, upstreamCallExtra } from "./server";
+import {
+  envelopeOf,
+  logMessagesTo,
+  SERVER_INFO,
+  type ToolOutcome,
+  type UpstreamCallExtra,
+  upstreamCallExtra,
+} from "./server";
 
 /** The requests besides tool calls that pass through to the upstream, by the capability that offers them. */
 const RELAYED: Record<string, string> = {
@@ -125,7 +132,6 @@ export function buildRelayServer(options: RelayOptions): Server {
 
 /** How a request's stream carries what the upstream sends on it: log messages, at the client's level. */
 function streamed(ctx: ServerContext): Omit<RelayExtra, "signal"> {
-  const mcpReq = ctx.mcpReq;
   const meta = envelopeOf(ctx);
   const level = meta["io.modelcontextprotocol/logLevel"];
   // A 2026-07-28 client that names no level gets no messages; a 2025 client has not said (its
@@ -139,9 +145,6 @@ function streamed(ctx: ServerContext): Omit<RelayExtra, "signal"> {
     ...(modern && capabilities && typeof capabilities === "object"
       ? { clientCapabilities: capabilities as Record<string, unknown> }
       : {}),
-    onNotification: (notification) => {
-      if (notification.method !== "notifications/message") return;
-      void mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});
-    },
+    onNotification: logMessagesTo(ctx),
   };
 }

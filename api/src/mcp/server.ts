@@ -48,6 +48,9 @@ export interface UpstreamCallExtra {
   signal: AbortSignal;
   clientCapabilities?: Record<string, unknown>;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The level a 2026-07-28 client asked its log messages at, and where they go (the call's stream). */
+  logLevel?: string;
+  onNotification?: (notification: { method: string; params?: Record<string, unknown> }) => void;
   /** A 2026-07-28 request: the upstream's input requests pass through, and this retry's answers go back. */
   inputRequired: { inputResponses?: Record<string, unknown>; requestState?: string } | null;
 }
@@ -70,10 +73,18 @@ export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean
   const token = mcpReq._meta?.progressToken;
   const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
   const requestState = mcpReq.requestState<string>();
-  const capabilities = envelopeOf(ctx)["io.modelcontextprotocol/clientCapabilities"] as
-    | Record<string, unknown>
-    | undefined;
+  const envelope = envelopeOf(ctx);
+  const capabilities = envelope["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown> | undefined;
+  // A 2026-07-28 client that names a level hears the upstream's log messages on the call's stream
+  // (none otherwise: such a request never takes the pipeline's own lane, so both agree).
+  const level = envelope["io.modelcontextprotocol/logLevel"];
   return {
+    ...(typeof level === "string"
+      ? {
+          logLevel: level,
+          onNotification: logMessagesTo(ctx),
+        }
+      : {}),
     signal: mcpReq.signal,
     // What the client can be asked for goes upstream with the call, where its answers can come back.
     ...(passInputRequests && capabilities ? { clientCapabilities: capabilities } : {}),
@@ -94,6 +105,14 @@ export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean
   };
 }
 
+/** Passes an upstream's log messages during a call on to the client, on the call's stream. */
+export const logMessagesTo =
+  (ctx: ServerContext) =>
+  (notification: { method: string; params?: Record<string, unknown> }): void => {
+    if (notification.method !== "notifications/message") return;
+    void ctx.mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});
+  };
+
 export type ToolOutcome = ResultOutcome;
 
 /**
@@ -103,7 +122,9 @@ export type ToolOutcome = ResultOutcome;
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
   const { instructions, report, askRoots } = options;
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: options.listChanged ?? false } },
+    // Logging: a 2026-07-28 client's level goes upstream with its call; a 2025 client's setLevel
+    // is answered, but a stateless endpoint cannot keep it (docs/conformance.md).
+    capabilities: { tools: { listChanged: options.listChanged ?? false }, logging: {} },
     ...(instructions ? { instructions } : {}),
   });
   const register = server.registerTool.bind(server) as (

@@ -341,3 +341,38 @@ describe("/mcp serves every upstream's resources, templates and prompts under it
     }
   });
 });
+
+describe("/mcp passes an upstream's log messages to a 2026-07-28 client that names a level", () => {
+  it("sends the messages at or above the level the call names, and none to a call that names none", async () => {
+    const chatty = await startStatelessUpstream({ logging: true });
+    try {
+      await addApprovedServer(account, "talker", chatty.url);
+      const client = new Client({ name: "aggregate-log-test", version: "1.0.0" }, ERAS[1][1]);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${secret}` } },
+        }),
+      );
+      const messages: unknown[] = [];
+      client.setNotificationHandler("notifications/message", (notification) => {
+        messages.push(notification.params.data);
+      });
+      try {
+        expect(client.getServerCapabilities()?.logging).toBeDefined();
+        const call = (meta: Record<string, unknown>) =>
+          client.callTool({ name: "talker_chatty", arguments: {}, _meta: meta });
+        expect(JSON.stringify((await call({ "io.modelcontextprotocol/logLevel": "info" })).content)).toContain(
+          "chatty: done",
+        );
+        expect(messages).toEqual(["chatty: starting"]);
+        messages.length = 0;
+        await call({});
+        expect(messages).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await chatty.stop();
+    }
+  });
+});
