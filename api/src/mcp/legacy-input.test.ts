@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PendingAnswers } from "../services/mcp/pending-answers";
-import { ASK_PREFIX, answersIn, legacyCallStream } from "./legacy-input";
+import { ASK_PREFIX, answersIn, legacyCallStream, legacyRequestParams } from "./legacy-input";
 
 const id = `${ASK_PREFIX}1`;
 
@@ -50,5 +50,19 @@ describe("legacyCallStream", () => {
     expect(events[1]).toMatchObject({ method: "elicitation/create", params: { message: "Sure?" } });
     expect(String(events[1].id)).toMatch(new RegExp(`^${ASK_PREFIX}[0-9a-f-]{36}$`));
     expect(events[2]).toEqual({ jsonrpc: "2.0", id: 1, result: { asked: { action: "accept" } } });
+  });
+});
+
+describe("legacyRequestParams", () => {
+  it("gives a URL-mode elicitation the elicitationId 2025-11-25 requires, and leaves the rest as they are", () => {
+    const url = { mode: "url", message: "Sign in", url: "https://loadout.example/servers/edit/?slug=x&ws=me" };
+    const asked = legacyRequestParams("elicitation/create", url);
+    expect(asked).toMatchObject(url);
+    expect(typeof asked?.elicitationId).toBe("string");
+    const named = { ...url, elicitationId: "e-1" };
+    expect(legacyRequestParams("elicitation/create", named)).toBe(named);
+    const form = { message: "Sure?", requestedSchema: { type: "object", properties: {} } };
+    expect(legacyRequestParams("elicitation/create", form)).toBe(form);
+    expect(legacyRequestParams("sampling/createMessage", undefined)).toBeUndefined();
   });
 });

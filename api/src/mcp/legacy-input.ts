@@ -40,6 +40,19 @@ export function answersIn(body: unknown): RpcAnswer[] | null {
   return answers;
 }
 
+/**
+ * An input request as a 2025-era client reads it: a URL-mode elicitation on 2025-11-25 carries an
+ * `elicitationId`, which the 2026-07-28 shape (an upstream's, or Loadout's own) no longer has.
+ */
+export function legacyRequestParams(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (method !== "elicitation/create" || params?.mode !== "url" || typeof params.elicitationId === "string")
+    return params;
+  return { ...params, elicitationId: crypto.randomUUID() };
+}
+
 /** What a call answered on a 2025 event stream can do while it runs. */
 export interface LegacyStream {
   /** Sends a notification (progress, a log message) on the call's stream. */

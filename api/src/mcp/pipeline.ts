@@ -30,7 +30,14 @@ import { type PlainCall, plainCall, plainListing } from "./classify";
 import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
-import { answersIn, ClientAnswerError, type LegacyStream, legacyCallStream, MAX_INPUT_ROUNDS } from "./legacy-input";
+import {
+  answersIn,
+  ClientAnswerError,
+  type LegacyStream,
+  legacyCallStream,
+  legacyRequestParams,
+  MAX_INPUT_ROUNDS,
+} from "./legacy-input";
 import { legacySessions } from "./legacy-session";
 import { listChanges } from "./list-changes";
 import { clientOf, logCall, noteClient } from "./record";
@@ -655,7 +662,7 @@ async function askedCall(
     try {
       for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
         const { method, params } = request as { method: string; params?: Record<string, unknown> };
-        inputResponses[key] = await stream.ask(method, params);
+        inputResponses[key] = await stream.ask(method, legacyRequestParams(method, params));
       }
     } catch (error) {
       const why =

@@ -81,9 +81,10 @@ export function upstreamTool(
     annotations: tool.annotations,
     input: passThrough(tool.tool.inputSchema),
     proxied: tool,
-    run: ({ ctx, session, upstream }, args) =>
+    run: ({ ctx, session, origin, upstream }, args) =>
       callPrepared(ctx.db, session, deps, tool, options.direct ?? null, tool.name, args, {
         ...upstream,
+        origin,
         now: ctx.now,
         relayErrors: options.relayErrors,
       }),

@@ -4,7 +4,7 @@ import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outc
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import type { ActionContext } from "../services/context";
 import type { McpSession } from "../services/mcp/catalog";
-import type { ProxiedTool } from "../services/mcp/proxied";
+import { type ProxiedTool, SIGN_IN_INPUT_KEY } from "../services/mcp/proxied";
 import type { SessionItem } from "../services/mcp/session-items";
 import type { LoadoutTool } from "./registry";
 import type { ToolResult } from "./results";
@@ -71,7 +71,12 @@ export function envelopeOf(ctx: ServerContext): Record<string, unknown> {
 export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean): UpstreamCallExtra {
   const mcpReq = ctx.mcpReq;
   const token = mcpReq._meta?.progressToken;
-  const { [ROOTS_INPUT_KEY]: _ours, ...theirs } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+  // Loadout's own questions' answers stay here; the upstream gets the answers to its own.
+  const {
+    [ROOTS_INPUT_KEY]: _roots,
+    [SIGN_IN_INPUT_KEY]: signedIn,
+    ...theirs
+  } = (mcpReq.inputResponses ?? {}) as Record<string, unknown>;
   const requestState = mcpReq.requestState<string>();
   const envelope = envelopeOf(ctx);
   const capabilities = envelope["io.modelcontextprotocol/clientCapabilities"] as Record<string, unknown> | undefined;
@@ -90,7 +95,9 @@ export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean
     ...(passInputRequests && capabilities ? { clientCapabilities: capabilities } : {}),
     inputRequired: passInputRequests
       ? {
-          ...(Object.keys(theirs).length ? { inputResponses: theirs } : {}),
+          ...(Object.keys(theirs).length || signedIn !== undefined
+            ? { inputResponses: signedIn === undefined ? theirs : { ...theirs, [SIGN_IN_INPUT_KEY]: signedIn } }
+            : {}),
           ...(typeof requestState === "string" ? { requestState } : {}),
         }
       : null,

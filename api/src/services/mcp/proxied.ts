@@ -12,7 +12,7 @@ import { AppError } from "../../errors";
 import type { Logger } from "../../logger";
 import { prepared } from "../prepared";
 import { catalogStamp } from "../servers/catalog-version";
-import { type CredentialActor, isRefusal, withCredentials } from "../servers/credentials";
+import { type CredentialActor, type CredentialRefusal, isRefusal, withCredentials } from "../servers/credentials";
 import { lightToolColumns } from "../servers/definitions";
 import {
   markFailed,
@@ -396,6 +396,8 @@ function withoutEnvelope(result: CallToolResult): CallToolResult {
 /** What a proxied call carries besides its arguments: the time, and the client's cancellation and progress. */
 export interface ProxiedCallOptions {
   now: Date;
+  /** The origin the request reached, for a console link when no public URL is configured. */
+  origin?: string;
   signal?: AbortSignal;
   /** Calls the listener when the client goes away (see CallOptions.whenGone). */
   whenGone?: (listener: () => void) => void;
@@ -541,7 +543,7 @@ async function withUsableTarget<T>(
   server: ServerRow,
   now: Date,
   use: (pool: NonNullable<ServerDeps["pool"]>, target: UpstreamTarget) => Promise<T>,
-): Promise<T | { refusal: string }> {
+): Promise<T | CredentialRefusal> {
   const pool = deps.pool;
   if (!pool)
     return {
@@ -559,6 +561,40 @@ async function withUsableTarget<T>(
     await markFailed(db, server, error.message, now);
     return { refusal: `${server.slug} cannot be used: ${error.message}` };
   }
+}
+
+/** The key under which Loadout asks a client to open an OAuth server's sign-in page (an MRTR input request). */
+export const SIGN_IN_INPUT_KEY = "loadout_sign_in";
+
+/**
+ * A caller who must sign in to an OAuth server (Connect) and whose client can open a URL for it
+ * (a 2026-07-28 client that declared URL-mode elicitation, or a 2025 one whose call is asked on
+ * its stream): asked to, as an `input_required` result whose URL is the server's console page,
+ * rather than told in a tool error. The retry answers it; a retry that answered and is still
+ * not connected gets the refusal, so nobody is asked twice for one call.
+ */
+function signInAsked(refused: CredentialRefusal, options: ProxiedCallOptions): CallToolResult | null {
+  const url = refused.connectUrl && options.origin ? new URL(refused.connectUrl, options.origin).href : null;
+  const elicitation = options.clientCapabilities?.elicitation as { url?: unknown } | undefined;
+  if (!url || !options.inputRequired || !elicitation?.url) return null;
+  if (options.inputRequired.inputResponses?.[SIGN_IN_INPUT_KEY] !== undefined) return null;
+  return {
+    resultType: "input_required",
+    inputRequests: {
+      [SIGN_IN_INPUT_KEY]: {
+        method: "elicitation/create",
+        params: { mode: "url", message: `${refused.refusal} Open the page to sign in, then go on.`, url },
+      },
+    },
+  } as unknown as CallToolResult;
+}
+
+/** A retry's rounds as the upstream gets them: without the answer to Loadout's own sign-in question. */
+function upstreamRounds(rounds: ProxiedCallOptions["inputRequired"]): ProxiedCallOptions["inputRequired"] {
+  if (!rounds?.inputResponses || !(SIGN_IN_INPUT_KEY in rounds.inputResponses)) return rounds ?? null;
+  const { [SIGN_IN_INPUT_KEY]: _ours, ...theirs } = rounds.inputResponses;
+  const { inputResponses: _all, ...rest } = rounds;
+  return Object.keys(theirs).length ? { ...rest, inputResponses: theirs } : rest;
 }
 
 /**
@@ -587,10 +623,10 @@ export async function forward(
         ...(options.onNotification ? { onNotification: options.onNotification } : {}),
         ...(options.logLevel ? { logLevel: options.logLevel } : {}),
         ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
-        inputRequired: options.inputRequired ?? null,
+        inputRequired: upstreamRounds(options.inputRequired),
       });
     });
-    if (isRefusal(result)) return refusal(`${result.refusal} The call was not sent.`);
+    if (isRefusal(result)) return signInAsked(result, options) ?? refusal(`${result.refusal} The call was not sent.`);
     return answerOf(result, found, name);
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);

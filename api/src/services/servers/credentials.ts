@@ -23,6 +23,11 @@ export const tokenAd = (serverId: string, owner: string, kind: "access" | "refre
 /** Why a call to an OAuth server cannot be sent for this user now, as the agent reads it. */
 export interface CredentialRefusal {
   refusal: string;
+  /**
+   * The console page where the caller can put it right themselves (Connect): absolute when a
+   * public URL is configured, else a path. Absent when only someone else can (a team's sign-in).
+   */
+  connectUrl?: string;
 }
 
 export const isRefusal = (value: unknown): value is CredentialRefusal =>
@@ -207,13 +212,25 @@ async function refreshNow(
 }
 
 /** What a refusal tells the agent, by the state of the caller's connection. */
-function refusalFor(deps: ServerDeps, server: ServerRow, actor: CredentialActor, row: ConnectionRow | null): string {
+function refusalFor(
+  deps: ServerDeps,
+  server: ServerRow,
+  actor: CredentialActor,
+  row: ConnectionRow | null,
+): CredentialRefusal {
   const link = connectLink(deps, server, actor.workspaceParam);
-  if (server.oauth === "shared" && !row)
-    return `${server.slug} uses the team's sign-in, which no admin has connected yet: ask one to press "Connect for the team" on its page in the Loadout console (${link}).`;
-  if (!row)
-    return `${server.slug} needs you to sign in first: press "Connect" on its page in the Loadout console (${link}), then call again.`;
-  return `The sign-in to ${server.slug} is no longer valid (${row.lastError ?? "refused"}): connect again on its page in the Loadout console (${link}).`;
+  if (server.oauth === "shared")
+    return {
+      refusal: row
+        ? `The team's sign-in to ${server.slug} is no longer valid (${row.lastError ?? "refused"}): ask an admin to press "Connect for the team" again on its page in the Loadout console (${link}).`
+        : `${server.slug} uses the team's sign-in, which no admin has connected yet: ask one to press "Connect for the team" on its page in the Loadout console (${link}).`,
+    };
+  return {
+    refusal: row
+      ? `The sign-in to ${server.slug} is no longer valid (${row.lastError ?? "refused"}): connect again on its page in the Loadout console (${link}).`
+      : `${server.slug} needs you to sign in first: press "Connect" on its page in the Loadout console (${link}), then call again.`,
+    connectUrl: link,
+  };
 }
 
 /** The caller's usable connection (refreshed first when about to expire), or why there is none. */
@@ -227,7 +244,7 @@ async function usableConnection(
   let row = await findConnection(db, deps, server, owner);
   if (row?.status === "connected" && needsRefresh(row.expiresAt, actor.now))
     row = await refreshConnection(db, deps, server, row, actor, "expiry");
-  return row?.status === "connected" ? row : { refusal: refusalFor(deps, server, actor, row) };
+  return row?.status === "connected" ? row : refusalFor(deps, server, actor, row);
 }
 
 /**
@@ -253,7 +270,7 @@ export async function withCredentials<T>(
       target = await withToken(deps, server, row);
     } catch (error) {
       if (!(error instanceof SecretBoxError)) throw error;
-      return { refusal: refusalFor(deps, server, actor, { ...row, lastError: error.message }) };
+      return refusalFor(deps, server, actor, { ...row, lastError: error.message });
     }
     try {
       return await use(target);
@@ -268,7 +285,7 @@ export async function withCredentials<T>(
       }
       const failed =
         refreshed ?? (await markNeedsSignIn(db, deps, server, row, actor, "the refreshed token was refused too"));
-      return { refusal: refusalFor(deps, server, actor, failed) };
+      return refusalFor(deps, server, actor, failed);
     }
   }
 }
@@ -309,7 +326,9 @@ async function stepUp(
     .update(upstreamOAuthConnections)
     .set({ stepUpScope: scope, updatedAt: actor.now })
     .where(eq(upstreamOAuthConnections.id, row.id));
+  const link = connectLink(deps, server, actor.workspaceParam);
   return {
-    refusal: `${server.slug} needs more access for this${wanted ? ` (scope "${wanted}")` : ""}: press "Connect" again on its page in the Loadout console (${connectLink(deps, server, actor.workspaceParam)}) to grant it, then call again.`,
+    refusal: `${server.slug} needs more access for this${wanted ? ` (scope "${wanted}")` : ""}: press "Connect" again on its page in the Loadout console (${link}) to grant it, then call again.`,
+    ...(server.oauth === "shared" ? {} : { connectUrl: link }),
   };
 }
