@@ -60,6 +60,8 @@ export interface PoolOptions {
   maxConnections?: number;
   /** The upstream said its tools changed; here is its new list. */
   onToolsChanged?(target: UpstreamTarget, tools: UpstreamTool[]): void;
+  /** The upstream said its prompts or its resources changed (the listener lists them again). */
+  onItemsChanged?(target: UpstreamTarget): void;
   /**
    * A plain POST to a target, for warm calls sent without the SDK client (see `callDirect`);
    * SSRF-guarded like `fetchFor`. Default: through `fetchFor`'s fetch. Node passes undici's
@@ -347,8 +349,8 @@ export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
   /** Each opened connection by its promise: a warm call takes it without awaiting. */
   private readonly opened = new WeakMap<Promise<Connection>, Connection>();
-  private readonly options: Required<Omit<PoolOptions, "onToolsChanged" | "postFor">> &
-    Pick<PoolOptions, "onToolsChanged" | "postFor">;
+  private readonly options: Required<Omit<PoolOptions, "onToolsChanged" | "onItemsChanged" | "postFor">> &
+    Pick<PoolOptions, "onToolsChanged" | "onItemsChanged" | "postFor">;
   private directIds = 0;
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
@@ -444,6 +446,10 @@ export class UpstreamPool {
                 if (!error && tools) this.options.onToolsChanged?.(target, capped(tools as UpstreamTool[]).tools);
               },
             },
+            // Resources and templates are listed together with prompts by the listener, capped
+            // and within its budget, so the SDK's own refetch is not wanted.
+            prompts: { autoRefresh: false, onChanged: () => this.options.onItemsChanged?.(target) },
+            resources: { autoRefresh: false, onChanged: () => this.options.onItemsChanged?.(target) },
           },
         },
       );
@@ -518,6 +524,11 @@ export class UpstreamPool {
   /** Who hears that an upstream's tools changed (set once by the app that stores them). */
   setToolsChangedHandler(handler: NonNullable<PoolOptions["onToolsChanged"]>) {
     this.options.onToolsChanged = handler;
+  }
+
+  /** Who hears that an upstream's prompts or resources changed (set once by the app that stores them). */
+  setItemsChangedHandler(handler: NonNullable<PoolOptions["onItemsChanged"]>) {
+    this.options.onItemsChanged = handler;
   }
 
   get size() {

@@ -38,6 +38,11 @@ export interface UpstreamProxy {
   drop(serverId: string, owner?: string, generation?: number): void;
   /** Who hears that an upstream's tools changed (set once by the app that stores them). */
   setToolsChangedHandler(handler: NonNullable<PoolOptions["onToolsChanged"]>): void;
+  /**
+   * Who hears that an upstream's prompts or resources changed. Node only for now: on Workers the
+   * session object would call the api Worker as it does for tools (issue "Workers, whole").
+   */
+  setItemsChangedHandler?(handler: NonNullable<PoolOptions["onItemsChanged"]>): void;
   /** A prepared warm call, where the host holds the connection in-process (Node only). */
   directTool?(target: UpstreamTarget, tool: string): DirectTool | null;
 }

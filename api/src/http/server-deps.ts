@@ -1,13 +1,14 @@
 import { createSecretBox, deploymentKeys } from "../auth/secret-box";
 import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
+import { storeAnnouncedItems } from "../services/servers/items";
 import { type ServerDeps, storeAnnouncedTools, upstreamFetch, upstreamGuard } from "../services/servers/upstreams";
 import type { AppDeps } from "./env";
 
 /**
  * What the server routes and the MCP endpoint share: the box that seals header values, the URL
- * policy, and the pool of upstream connections. An upstream's `tools/list_changed` refreshes the
- * cached list in Postgres, where every instance reads it.
+ * policy, and the pool of upstream connections. An upstream's `tools/list_changed` (and its prompts' and
+ * resources') refreshes the cached list in Postgres, where every instance reads it.
  */
 export function createServerDeps(deps: AppDeps): ServerDeps {
   const pool = deps.upstreamPool ?? null;
@@ -19,6 +20,14 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
       )
       .finally(() => release());
     void work;
+  });
+  pool?.setItemsChangedHandler?.((target) => {
+    const { db, release } = deps.database.acquire();
+    void storeAnnouncedItems(db, pool, target, new Date())
+      .catch((error: unknown) =>
+        deps.logger.log("error", "upstream items refresh failed", { server: target.id, error: String(error) }),
+      )
+      .finally(() => release());
   });
   const allowLoopback = deps.allowLoopbackUpstreams ?? false;
   const resolveHost = deps.resolveHost;

@@ -59,7 +59,7 @@ export interface StatelessUpstream {
   issues: Issue[];
   /** Adds a read-only tool and announces `notifications/tools/list_changed` to open subscriptions. */
   addTool(name: string): void;
-  /** Changes the version in `greet`'s description for every later listing (see `items`). */
+  /** Changes the version in `greet`'s description for every later listing (see `items`), and announces `notifications/prompts/list_changed`. */
   setPromptVersion(version: number): void;
   /** Requests by method (resources/read, prompts/get…), to prove what reached the upstream. */
   received(method: string): number;
@@ -316,6 +316,7 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
     },
     setPromptVersion(version) {
       promptVersion = version;
+      handler.notify.promptsChanged();
     },
     received: (method) => methods.get(method) ?? 0,
     stop: () => shutdown(http, handler),

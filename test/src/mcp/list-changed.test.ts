@@ -130,4 +130,27 @@ describe("subscriptions/listen at /mcp/s", () => {
       await client.close();
     }
   });
+
+  it("tells a listening client when the upstream announces its prompts changed, and stores them as listed now", async () => {
+    const { client, heard } = await connect("/mcp/s/me/memo");
+    try {
+      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "greet", enabled: true },
+      });
+      expect(switched.status).toBe(200);
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["greet"]);
+      await client.listen({ promptsListChanged: true });
+      upstream.setPromptVersion(2);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
+      // Stored as the upstream lists it now (changed since approval: withheld until approved again).
+      const items = await alice.rest("/v1/workspaces/me/servers/memo/items");
+      const greet = (items.body.items as { kind: string; key: string; state?: string; changed?: boolean }[]).find(
+        (i) => i.kind === "prompt" && i.key === "greet",
+      );
+      expect(JSON.stringify(greet)).toMatch(/version 2/);
+    } finally {
+      await client.close();
+    }
+  });
 });

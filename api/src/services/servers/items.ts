@@ -1,4 +1,4 @@
-import { type Database, mcpServerItems, type mcpServers, workspaces } from "@loadout/db";
+import { type Database, mcpServerItems, mcpServers, workspaces } from "@loadout/db";
 import type { UpstreamTarget } from "@loadout/workers";
 import { and, asc, eq, notInArray, sql } from "drizzle-orm";
 import {
@@ -26,6 +26,25 @@ export type ItemListing = Partial<Record<ServerItemKind, Record<string, unknown>
 
 /** How long listing a server's items may take in all; a kind not listed whole by then keeps what was stored. */
 export const ITEMS_LISTING_BUDGET_MS = 15_000;
+
+/**
+ * Lists and stores again the items of the server and generation an upstream announced a change of
+ * (`prompts/list_changed`, `resources/list_changed`) on, through the connection that heard it; a
+ * server changed since (another generation) keeps its own. A changed item is withheld until
+ * approved, as on Test, and the stored change reaches every listening client (its trigger).
+ */
+export async function storeAnnouncedItems(
+  db: Database,
+  pool: Parameters<typeof listUpstreamItems>[0],
+  target: UpstreamTarget,
+  now: Date,
+): Promise<void> {
+  const [row] = await db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
+  if (row) await storeItems(db, row, await listUpstreamItems(pool, target), now);
+}
 
 /**
  * Every resource, template and prompt the upstream offers, page by page up to the cap. Kinds it
