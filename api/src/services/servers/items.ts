@@ -1,4 +1,4 @@
-import { type Database, mcpServerItems, mcpServers, workspaces } from "@loadout/db";
+import { type Database, mcpServerItems, type mcpServers, workspaces } from "@loadout/db";
 import type { UpstreamTarget } from "@loadout/workers";
 import { and, asc, eq, notInArray, sql } from "drizzle-orm";
 import {
@@ -12,6 +12,7 @@ import {
 import type { HotCaches } from "../cache/hot";
 import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
+import { serverAtGeneration } from "./server-at";
 
 /** A server's row (as upstreams.ts names it; not imported from there, which imports this module). */
 type ServerRow = typeof mcpServers.$inferSelect;
@@ -39,10 +40,7 @@ export async function storeAnnouncedItems(
   target: UpstreamTarget,
   now: Date,
 ): Promise<void> {
-  const [row] = await db
-    .select()
-    .from(mcpServers)
-    .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
+  const row = await serverAtGeneration(db, target);
   if (row) await storeItems(db, row, await listUpstreamItems(pool, target), now);
 }
 

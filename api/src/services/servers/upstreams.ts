@@ -24,6 +24,7 @@ import { type CredentialActor, isRefusal, withCredentials } from "./credentials"
 import type { CatalogCache, DefinitionCache } from "./definitions";
 import { listUpstreamItems, storeItems } from "./items";
 import { adoptOAuth } from "./oauth/adopt";
+import { serverAtGeneration } from "./server-at";
 
 export { headerAd, openedTarget, targetOf, urlAd } from "./targets";
 
@@ -266,9 +267,6 @@ export async function storeAnnouncedTools(
   tools: UpstreamTool[],
   now: Date,
 ): Promise<void> {
-  const [row] = await db
-    .select()
-    .from(mcpServers)
-    .where(and(eq(mcpServers.id, target.id), eq(mcpServers.generation, target.generation)));
+  const row = await serverAtGeneration(db, target);
   if (row) await storeTools(db, row, { tools, truncated: false }, now);
 }
