@@ -5,7 +5,7 @@
  * - a revoked or an expired token → 401 invalid_token;
  * - a token without the `mcp` scope → 403 insufficient_scope;
  * - another tenant's endpoint, workspace or server → the same 404 as one that does not exist.
- * And the full token is let through (the checks are not vacuous).
+ * And the full token is let through (the checks are not vacuous), a listen stream included.
  */
 import { createTestApp, type TestApp, TestUser } from "@loadout/api/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +23,8 @@ const ENVELOPE = {
   "io.modelcontextprotocol/clientInfo": { name: "security-suite", version: "1" },
 };
 
+const LISTEN_PARAMS = { notifications: { toolsListChanged: true } };
+
 /** Every MCP method a client can send, with params that pass validation. */
 const METHODS: [string, Record<string, unknown>][] = [
   ["tools/list", {}],
@@ -35,6 +37,7 @@ const METHODS: [string, Record<string, unknown>][] = [
   ["completion/complete", { ref: { type: "ref/prompt", name: "anything" }, argument: { name: "a", value: "" } }],
   ["logging/setLevel", { level: "info" }],
   ["skills/list", {}],
+  ["subscriptions/listen", LISTEN_PARAMS],
   ["ping", {}],
 ];
 
@@ -169,5 +172,17 @@ describe.each(["modern", "legacy"] as Era[])("every MCP method on the %s era", (
       const res = await t.app.request(path, rpc(era, "tools/list", {}, tokens.full));
       expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
     }
+  });
+});
+
+describe("subscriptions/listen with the full token", () => {
+  it("opens a stream whose first event acknowledges the subscription", async () => {
+    const res = await t.app.request("/mcp", rpc("modern", "subscriptions/listen", LISTEN_PARAMS, tokens.full));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(first).toContain("notifications/subscriptions/acknowledged");
   });
 });
