@@ -120,6 +120,8 @@ function startWorker(options: WorkerOptions): RunningWorker {
     name: "loadout-proxy",
     modules: true,
     scriptPath: proxyScriptPath,
+    // Module paths are taken relative to this, not to the working directory (a `..` in them is refused).
+    modulesRoot: path.dirname(proxyScriptPath),
     compatibilityDate,
     compatibilityFlags: ["nodejs_compat"],
     durableObjects: { SESSIONS: "UpstreamSessions" },
@@ -297,6 +299,12 @@ describe("the built Worker in workerd", () => {
       expect(client.getInstructions()).toContain("- edge-skill: Served from workerd.");
       const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "edge-skill" } });
       expect((got.content as { text: string }[])[0]?.text).toContain("Hello from the edge.");
+      // No change feed on Workers: no list changes are declared, and a listen is acknowledged
+      // empty and ended at once (on Node it is held open and fed; list-changed.test.ts).
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+      const listening = await client.listen({ toolsListChanged: true });
+      expect(listening.honoredFilter).toEqual({});
+      expect(await listening.closed).toBe("graceful");
     } finally {
       await client.close();
     }
