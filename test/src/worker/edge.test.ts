@@ -21,7 +21,7 @@ import type { RequestInit as WorkerRequestInit } from "miniflare";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUpAccount } from "../helpers/account";
-import { buildWorkerIfStale, type RunningWorker, scratchDatabase, startWorker } from "./harness";
+import { buildWorkerIfStale, disposeAfterDatabase, type RunningWorker, scratchDatabase, startWorker } from "./harness";
 
 const KEY_A = "edge-test-key-A-0123456789abcdefghijklmnop";
 const KEY_B = "edge-test-key-B-0123456789abcdefghijklmnop";
@@ -99,8 +99,7 @@ describe("client ID metadata documents on the Worker", () => {
     await worker.mf.ready;
   }, 60_000);
   afterAll(async () => {
-    await worker?.mf.dispose();
-    await database?.drop();
+    await disposeAfterDatabase(worker?.mf, async () => database?.drop(), database?.url);
   });
 
   let issuer = "";
@@ -187,10 +186,9 @@ describe("a database behind the Worker's schema", () => {
       const after = await send(worker)("http://loadout.test/healthz");
       expect(after.status).toBe(200);
     } finally {
-      await worker?.mf.dispose();
       await client.end({ timeout: 5 });
       rmSync(folder, { recursive: true, force: true });
-      await database.drop();
+      await disposeAfterDatabase(worker?.mf, () => database.drop(), database.url);
     }
   });
 });
@@ -234,9 +232,8 @@ describe("the cron trigger", () => {
       expect(sealedKeyId(row?.headers.authorization ?? "")).toBe(deploymentKeys(KEY_B)[0]?.id);
       expect(worker.logs.join("\n")).toMatch(/server secrets re-sealed under LOADOUT_SECRET_KEY.*"resealed":1/);
     } finally {
-      await worker?.mf.dispose();
       await opened.close();
-      await database.drop();
+      await disposeAfterDatabase(worker?.mf, () => database.drop(), database.url);
     }
   });
 });

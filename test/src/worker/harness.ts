@@ -95,3 +95,42 @@ export async function scratchDatabase(prefix: string): Promise<{ url: string; dr
     },
   };
 }
+
+/**
+ * Stops a Worker after its database. Miniflare's Hyperdrive proxy pipes workerd's sockets to
+ * Postgres without error listeners, so disposing workerd while one of them is open (an idle
+ * connection, or a `waitUntil` still writing) resets it into an uncaught ECONNRESET that fails the
+ * run. Dropping the database first makes Postgres end those connections, which the proxy passes
+ * on as a normal close; then workerd goes.
+ */
+export async function disposeAfterDatabase(
+  mf: { dispose(): Promise<void> } | undefined,
+  dropDatabase: () => Promise<unknown>,
+  databaseUrl?: string,
+): Promise<void> {
+  try {
+    // A query still running (a call's record, written after its answer) would be cut mid-write,
+    // which Postgres answers with a reset: it is let finish first, for at most two seconds.
+    if (databaseUrl) await quiet(databaseUrl, 2_000);
+    await dropDatabase();
+  } finally {
+    await mf?.dispose();
+  }
+}
+
+/** Waits until no connection to this database is running a query (or `ms` pass). */
+async function quiet(databaseUrl: string, ms: number): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const sql = postgres(base, { max: 1, onnotice: () => {} });
+  try {
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      const [row] = await sql`
+        select count(*)::int as busy from pg_stat_activity
+        where datname = ${name} and state <> 'idle' and pid <> pg_backend_pid()`;
+      if (!row?.busy) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -13,7 +13,7 @@ import { type Account, addApprovedServer, type Send, signUpAccount } from "../he
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 import { startEverything } from "../helpers/upstream";
 import { type StatelessUpstream, startMisbehavingUpstream, startStatelessUpstream } from "../helpers/upstreams";
-import { buildWorkerIfStale, proxyScriptPath } from "./harness";
+import { buildWorkerIfStale, disposeAfterDatabase, proxyScriptPath } from "./harness";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -165,8 +165,13 @@ beforeEach(({ onTestFailed }) => {
 });
 
 afterAll(async () => {
-  await running?.mf.dispose();
-  if (created) await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
+  await disposeAfterDatabase(
+    running?.mf,
+    async () => {
+      if (created) await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
+    },
+    databaseUrl,
+  );
   await admin.end({ timeout: 5 });
 });
 
@@ -599,8 +604,11 @@ describe("the parity list in workerd: the pipeline answers as the SDK's server d
   }, 120_000);
 
   afterAll(async () => {
-    await reference?.mf.dispose();
-    await admin.unsafe(`drop database if exists "${referenceName}" with (force)`);
+    await disposeAfterDatabase(
+      reference?.mf,
+      () => admin.unsafe(`drop database if exists "${referenceName}" with (force)`),
+      withDatabase(base, referenceName),
+    );
     await upstream?.stop();
   });
 
