@@ -182,7 +182,22 @@ interface Connection {
   transport?: StreamableHTTPClientTransport;
   /** A stateless direct call's headers, by tool: the same for every call to it on this connection. */
   directHeaders?: Map<string, Readonly<Record<string, string>>>;
+  /** The resources subscribed to upstream on this session, by URI (see watchResource). */
+  watches?: Map<string, ResourceWatch>;
 }
+
+/** What hears an upstream's `notifications/resources/updated` for one URI: its params. */
+export type ResourceUpdated = (params: Record<string, unknown>) => void;
+
+/** One resource subscribed to upstream, shared by everyone who watches it on the session. */
+interface ResourceWatch {
+  listeners: Set<ResourceUpdated>;
+  /** Settles once subscribed: how to unsubscribe. */
+  started: Promise<() => Promise<void>>;
+}
+
+/** A watch whose listen stream (2026-07-28) ended unasked is opened again after this long. */
+const RELISTEN_MS = 1_000;
 
 /**
  * How a direct call reaches the upstream: stateless on 2026-07-28 (the envelope in `_meta`), or
@@ -506,6 +521,8 @@ export class UpstreamPool {
     for (const [key, opening] of this.connections)
       opening
         .then((c) => {
+          // A connection with resources watched on it is in use while they are.
+          if (c.watches?.size) return;
           if (now - c.lastUsed > this.options.idleMs && this.connections.get(key) === opening) this.dropKey(key);
         })
         .catch(() => {});
@@ -690,6 +707,95 @@ export class UpstreamPool {
     if (answer.result.resultType === "input_required") return answer.result;
     const { resultType: _, ...result } = answer.result;
     return result;
+  }
+
+  /**
+   * Subscribes to one resource of a target, for `onUpdated` (the upstream's
+   * `notifications/resources/updated` params for that URI), and returns how to stop. The upstream
+   * is subscribed once per session however many watch the URI: with `resources/subscribe` on a
+   * 2025 session (updates arrive on its GET stream), with a `subscriptions/listen` stream on
+   * 2026-07-28 (opened again if it ends unasked). The last to stop unsubscribes. Throws
+   * UpstreamRpcError when the upstream refuses, UpstreamUnavailable when it cannot be reached.
+   */
+  async watchResource(target: UpstreamTarget, uri: string, onUpdated: ResourceUpdated): Promise<() => void> {
+    const opening = this.connection(target);
+    const connection = this.opened.get(opening) ?? (await opening);
+    this.touch(this.key(target), connection);
+    let watches = connection.watches;
+    if (!watches) {
+      const heard = new Map<string, ResourceWatch>();
+      watches = heard;
+      connection.watches = heard;
+      connection.client.setNotificationHandler("notifications/resources/updated", (notification) => {
+        const params = notification.params as Record<string, unknown>;
+        for (const listener of heard.get(String(params.uri))?.listeners ?? []) {
+          try {
+            listener(params);
+          } catch {
+            // One listener's failure is its own; the others still hear.
+          }
+        }
+      });
+    }
+    const all = watches;
+    let watch = all.get(uri);
+    if (!watch) {
+      const made: ResourceWatch = { listeners: new Set(), started: this.subscribe(connection, uri, () => made) };
+      watch = made;
+      all.set(uri, made);
+      made.started.catch(() => {
+        if (all.get(uri) === made) all.delete(uri);
+      });
+    }
+    const current = watch;
+    current.listeners.add(onUpdated);
+    try {
+      await current.started;
+    } catch (error) {
+      current.listeners.delete(onUpdated);
+      if (error instanceof ProtocolError) throw new UpstreamRpcError(error.code, messageOf(error), error.data);
+      throw new UpstreamUnavailable(`${target.name} could not subscribe to ${uri.slice(0, 200)}: ${messageOf(error)}`);
+    }
+    return () => {
+      if (!current.listeners.delete(onUpdated) || current.listeners.size || all.get(uri) !== current) return;
+      all.delete(uri);
+      current.started.then((stop) => stop()).catch(() => {});
+    };
+  }
+
+  /** Subscribes a session to one URI upstream, in its era; settles with how to unsubscribe. */
+  private async subscribe(
+    connection: Connection,
+    uri: string,
+    watch: () => ResourceWatch,
+  ): Promise<() => Promise<void>> {
+    const client = connection.client;
+    if (connection.era !== "modern") {
+      await client.subscribeResource({ uri });
+      return async () => {
+        await client.unsubscribeResource({ uri }).catch(() => {});
+      };
+    }
+    let stopped = false;
+    let subscription = await client.listen({ resourceSubscriptions: [uri] });
+    const keep = (opened: typeof subscription) => {
+      void opened.closed.then(async (how) => {
+        if (how !== "remote" || stopped || !watch().listeners.size || connection.watches?.get(uri) !== watch()) return;
+        await new Promise((r) => setTimeout(r, RELISTEN_MS));
+        if (stopped) return;
+        try {
+          subscription = await client.listen({ resourceSubscriptions: [uri] });
+          keep(subscription);
+        } catch {
+          // The upstream is gone or refuses now: its connection's next use says so.
+        }
+      });
+    };
+    keep(subscription);
+    return async () => {
+      stopped = true;
+      await subscription.close().catch(() => {});
+    };
   }
 
   /** The upstream's capabilities, as it declared them in its handshake (connecting if need be). */

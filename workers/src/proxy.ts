@@ -1,5 +1,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { CallOptions, DirectTool, PoolOptions, RequestOptions, UpstreamTarget, UpstreamTool } from "./pool";
+import type {
+  CallOptions,
+  DirectTool,
+  PoolOptions,
+  RequestOptions,
+  ResourceUpdated,
+  UpstreamTarget,
+  UpstreamTool,
+} from "./pool";
 
 /** A server's tools as the upstream listed them (at most 64), and the protocol era it spoke. */
 export interface ToolListing {
@@ -43,6 +51,12 @@ export interface UpstreamProxy {
    * session object would call the api Worker as it does for tools (issue "Workers, whole").
    */
   setItemsChangedHandler?(handler: NonNullable<PoolOptions["onItemsChanged"]>): void;
+  /**
+   * Subscribes to one of a target's resources for as long as the returned function is not called
+   * (see UpstreamPool.watchResource). Node only for now: on Workers the session object would have
+   * to call the api Worker back for each update, as it does for tools (issue "Workers, whole").
+   */
+  watchResource?(target: UpstreamTarget, uri: string, onUpdated: ResourceUpdated): Promise<() => void>;
   /** A prepared warm call, where the host holds the connection in-process (Node only). */
   directTool?(target: UpstreamTarget, tool: string): DirectTool | null;
 }

@@ -32,9 +32,22 @@ export const concerns = (scope: ChangeScope, change: FeedChange): boolean =>
  * added, an upstream's tools announced and stored, a pin approved), not which list: clients are
  * told to list again, which list_changed means. Nothing here reads the database.
  */
-export function listChanges(feed: Freshness, scope: ChangeScope, settleMs = SETTLE_MS): ServerEventBus {
+/**
+ * Another source of a stream's events, started with its first listener and stopped with its last:
+ * an upstream's resource updates, say (publish them as `resource_updated`; the SDK's router sends
+ * each only to streams that asked for its URI).
+ */
+export type EventSource = (publish: (event: ServerEvent) => void) => () => void;
+
+export function listChanges(
+  feed: Freshness,
+  scope: ChangeScope,
+  settleMs = SETTLE_MS,
+  also: EventSource | null = null,
+): ServerEventBus {
   const listeners = new Set<(event: ServerEvent) => void>();
   let stopWatching: (() => void) | undefined;
+  let stopAlso: (() => void) | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const publish = (event: ServerEvent) => {
     for (const listener of [...listeners]) {
@@ -57,11 +70,14 @@ export function listChanges(feed: Freshness, scope: ChangeScope, settleMs = SETT
     subscribe(listener) {
       listeners.add(listener);
       stopWatching ??= feed.watch(heard);
+      if (also) stopAlso ??= also(publish);
       return () => {
         listeners.delete(listener);
         if (listeners.size) return;
         stopWatching?.();
         stopWatching = undefined;
+        stopAlso?.();
+        stopAlso = undefined;
         clearTimeout(timer);
         timer = undefined;
       };

@@ -1,5 +1,5 @@
 import { UpstreamRpcError, type UpstreamTarget } from "@loadout/workers";
-import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServerFactory, type ServerEvent } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
@@ -18,7 +18,9 @@ import {
   type ProxiedTool,
   presentFound,
   proxiedCatalog,
+  type ResourceWatches,
   relayRequest,
+  resourceWatches,
   upstreamCapabilities,
 } from "../services/mcp/proxied";
 import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/session";
@@ -411,17 +413,23 @@ export function mcpPipeline(
       };
       const listChanged = Boolean(feed) && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
       const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
+      // A listing needs none; a call's log messages need logging declared.
+      const declared =
+        singleRow && method !== "tools/list"
+          ? await upstreamCapabilities(ctx.db, session, serverDeps, singleRow, now)
+          : {};
+      const resourceSubscriptions =
+        listChanged &&
+        Boolean(serverDeps.pool?.watchResource) &&
+        (declared.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
       const relay: RelayOptions | undefined = single
         ? {
-            upstreamCapabilities:
-              // A listing needs none; a call's log messages need logging declared.
-              singleRow && method !== "tools/list"
-                ? await upstreamCapabilities(ctx.db, session, serverDeps, singleRow, now)
-                : {},
+            upstreamCapabilities: declared,
             tools: catalog ? catalog.map((t) => upstreamTool(t, serverDeps, { relayErrors: true })) : tools,
             askRoots,
             passInputRequests,
             listChanged,
+            resourceSubscriptions,
             report,
             onInternal: (error) =>
               ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
@@ -491,18 +499,35 @@ export function mcpPipeline(
       };
       // A listen stream is fed by this session's changes alone: a handler of its own, whose bus
       // is the change feed narrowed to the session's user and workspaces (see list-changes.ts).
+      // Its resource subscriptions, on a single-server URL: those the session may read are watched
+      // upstream while the stream is open, and only those are acknowledged.
+      const listening = method === "subscriptions/listen" && feed && listChanged;
+      let served = body;
+      let watches: ResourceWatches | null = null;
+      if (listening && singleRow && resourceSubscriptions) {
+        const asked = askedSubscriptions(params);
+        if (asked) {
+          watches = await resourceWatches(ctx.db, session, serverDeps, singleRow, asked, now, (error) =>
+            ctx.logger?.log("warn", "resource subscription failed", { requestId, error: describeError(error) }),
+          );
+          served = withSubscriptions(body, watches.uris);
+        }
+      }
+      const watched = watches;
       const serving =
-        method === "subscriptions/listen" && feed && listChanged
+        listening && feed
           ? createMcpHandler(factory, {
               legacy: "reject",
-              bus: listChanges(feed, {
-                userId: principal.userId,
-                workspaceIds: session.workspaces.map((w) => w.id),
-              }),
+              bus: listChanges(
+                feed,
+                { userId: principal.userId, workspaceIds: session.workspaces.map((w) => w.id) },
+                undefined,
+                watched?.uris.length ? (publish) => watched.start((update) => publish(resourceUpdated(update))) : null,
+              ),
             })
           : handler;
       response = await serving.fetch(io.web(), {
-        parsedBody: body,
+        parsedBody: served,
         authInfo: {
           token: "loadout",
           clientId: principal.kind === "token" ? principal.tokenId : principal.userId,
@@ -739,4 +764,26 @@ function declaresMcpHeaders(tool: ProxiedTool): boolean {
 /** The actions' context for an MCP request; the logger takes what an error result may not say. */
 function callContext(c: McpExchange["c"], principal: Principal): ActionContext {
   return { db: c.get("db"), principal, requestId: c.get("requestId"), now: c.get("now"), logger: c.get("deps").logger };
+}
+
+/** The resources a listen request names (`notifications.resourceSubscriptions`), or null when it names none. */
+function askedSubscriptions(params: Record<string, unknown> | undefined): string[] | null {
+  const asked = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+  if (!Array.isArray(asked)) return null;
+  const uris = asked.filter((uri): uri is string => typeof uri === "string");
+  return uris.length ? uris : null;
+}
+
+/** A listen request's body asking only for the subscriptions that will be held (none: the field goes). */
+function withSubscriptions(body: unknown, uris: string[]): unknown {
+  const message = body as { params: { notifications: Record<string, unknown> } };
+  const { resourceSubscriptions: _, ...rest } = message.params.notifications;
+  const notifications = uris.length ? { ...rest, resourceSubscriptions: uris } : rest;
+  return { ...message, params: { ...message.params, notifications } };
+}
+
+/** An upstream's resource update as a stream event: its URI and params, without the upstream's own `_meta`. */
+function resourceUpdated(update: Record<string, unknown>): ServerEvent {
+  const { _meta: _, uri, ...params } = update;
+  return { kind: "resource_updated", uri: String(uri), params };
 }

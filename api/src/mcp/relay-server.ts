@@ -33,6 +33,11 @@ export interface RelayOptions {
   passInputRequests: boolean;
   /** Declare list_changed for its lists: a 2026-07-28 client may listen (see list-changes.ts). */
   listChanged?: boolean;
+  /**
+   * Declare resource subscriptions: a 2026-07-28 client may name resources in its listen, and hears
+   * the upstream's updates of them (the upstream declared them; this host can hold them).
+   */
+  resourceSubscriptions?: boolean;
   report(outcome: ToolOutcome): void;
   /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
   onInternal(error: unknown): void;
@@ -78,7 +83,9 @@ export function buildRelayServer(options: RelayOptions): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged },
-      ...(offered("resources") ? { resources: { listChanged } } : {}),
+      ...(offered("resources")
+        ? { resources: { listChanged, ...(options.resourceSubscriptions ? { subscribe: true } : {}) } }
+        : {}),
       ...(offered("prompts") ? { prompts: { listChanged } } : {}),
       ...(offered("completions") ? { completions: {} } : {}),
       ...(offered("logging") ? { logging: {} } : {}),

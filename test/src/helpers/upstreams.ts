@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import {
   acceptedContent,
   createMcpHandler,
+  InMemoryServerEventBus,
   inputRequired,
   type McpHttpHandler,
   McpServer,
@@ -63,6 +64,10 @@ export interface StatelessUpstream {
   setPromptVersion(version: number): void;
   /** Requests by method (resources/read, prompts/get…), to prove what reached the upstream. */
   received(method: string): number;
+  /** Announces `notifications/resources/updated` for `uri` to the listen streams that asked for it (see `items`). */
+  updateResource(uri: string): void;
+  /** Open `subscriptions/listen` streams (Loadout holds one per resource it watches here). */
+  listeners(): number;
   stop(): Promise<void>;
 }
 
@@ -101,12 +106,19 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
   const added: string[] = [];
   let promptVersion = 1;
   const methods = new Map<string, number>();
+  const bus = new InMemoryServerEventBus();
 
   const handler = createMcpHandler(
     () => {
       const server = new McpServer(
         { name: options.name ?? "upstream-stateless", version: "1.0.0" },
-        { capabilities: { tools: { listChanged: true }, ...(options.logging ? { logging: {} } : {}) } },
+        {
+          capabilities: {
+            tools: { listChanged: true },
+            ...(options.items ? { resources: { subscribe: true } } : {}),
+            ...(options.logging ? { logging: {} } : {}),
+          },
+        },
       );
       if (options.items) {
         server.registerResource(
@@ -277,7 +289,7 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
       }
       return server;
     },
-    { legacy: options.legacy ?? "stateless" },
+    { legacy: options.legacy ?? "stateless", bus },
   );
 
   let requests = 0;
@@ -319,6 +331,8 @@ export async function startStatelessUpstream(options: StatelessUpstreamOptions =
       handler.notify.promptsChanged();
     },
     received: (method) => methods.get(method) ?? 0,
+    updateResource: (uri) => handler.notify.resourceUpdated(uri),
+    listeners: () => bus.listenerCount,
     stop: () => shutdown(http, handler),
   };
 }

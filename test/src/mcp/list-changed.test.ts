@@ -153,4 +153,52 @@ describe("subscriptions/listen at /mcp/s", () => {
       await client.close();
     }
   });
+
+  it("passes on the upstream's updates of the resources a listening client names, of those it may read", async () => {
+    const { client } = await connect("/mcp/s/me/memo");
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const before = upstream.listeners();
+      // memo://elsewhere is neither listed nor a template's: not the session's to read, so not held.
+      const subscription = await client.listen({
+        resourceSubscriptions: ["memo://notes", "memo://notes/7", "memo://elsewhere"],
+      });
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ["memo://notes", "memo://notes/7"] });
+      // One upstream listen stream for each resource watched.
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBe(before + 2);
+      upstream.updateResource("memo://notes/7");
+      upstream.updateResource("memo://elsewhere");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["memo://notes/7"]);
+      upstream.updateResource("memo://notes");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["memo://notes/7", "memo://notes"]);
+      await subscription.close();
+      // The last listener gone, Loadout unsubscribes upstream.
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("holds no subscription to a resource the user withheld", async () => {
+    const withheld = await alice.rest("/v1/workspaces/me/servers/memo/items", {
+      method: "PATCH",
+      body: { kind: "resource", key: "memo://notes", enabled: false },
+    });
+    expect(withheld.status).toBe(200);
+    const { client } = await connect("/mcp/s/me/memo");
+    try {
+      const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: ["memo://notes"] });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    } finally {
+      await client.close();
+      await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "resource", key: "memo://notes", enabled: true },
+      });
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { prepared } from "../prepared";
 import { catalogStamp } from "../servers/catalog-version";
 import { type CredentialActor, type CredentialRefusal, isRefusal, withCredentials } from "../servers/credentials";
 import { lightToolColumns } from "../servers/definitions";
+import { serverItems } from "../servers/items";
 import {
   markFailed,
   refreshTools,
@@ -23,7 +24,7 @@ import {
   safeMessage,
 } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
-import { relayWithItems } from "./relayed-items";
+import { relayedItemRefusal, relayWithItems } from "./relayed-items";
 
 /** Whether this process said it has no upstream proxy (see proxiedCatalog). */
 let toldNoProxy = false;
@@ -725,4 +726,69 @@ export async function relayRequest(
     await markFailed(db, server, message, options.now);
     throw new AppError("unavailable", `${server.slug} could not be reached (${message}); nothing was sent.`);
   }
+}
+
+/** At most this many resources are watched for one listen stream. */
+export const MAX_WATCHED_RESOURCES = 64;
+
+/** The resources of one upstream a listen stream may watch, and how to start watching them. */
+export interface ResourceWatches {
+  /** The URIs asked for that the session may read, in the order asked, each once. */
+  uris: string[];
+  /** Subscribes to them upstream for `onUpdated`; returns how to stop (see UpstreamPool.watchResource). */
+  start(onUpdated: (params: Record<string, unknown>) => void): () => void;
+}
+
+/**
+ * Which of `uris` a 2026-07-28 listen stream may watch on a session's upstream server: those a
+ * `resources/read` of the session could reach (the server active for it, the resource listed and
+ * served, or matching a served template, under its pins and plan rules), and only where the
+ * upstream declared resource subscriptions and this host can hold them. Starting subscribes
+ * upstream; a failure then is logged by `onFailed`, and the stream just hears nothing of that URI.
+ */
+export async function resourceWatches(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  server: ServerRow,
+  uris: readonly string[],
+  now: Date,
+  onFailed: (error: unknown) => void,
+): Promise<ResourceWatches> {
+  const none: ResourceWatches = { uris: [], start: () => () => {} };
+  const pool = deps.pool;
+  if (!pool?.watchResource || !uris.length || relayRefusal(server, session)) return none;
+  const rows = await serverItems(db, deps.hot, server);
+  const allowed = [...new Set(uris)]
+    .filter((uri) => relayedItemRefusal(rows, "resources/subscribe", { uri }, session.mode) === null)
+    .slice(0, MAX_WATCHED_RESOURCES);
+  if (!allowed.length) return none;
+  return {
+    uris: allowed,
+    start(onUpdated) {
+      const stops: (() => void)[] = [];
+      let stopped = false;
+      void withUsableTarget(db, session, deps, server, now, (usable, target) =>
+        Promise.all(
+          allowed.map(async (uri) => {
+            try {
+              const stop = await (usable.watchResource as NonNullable<typeof usable.watchResource>)(
+                target,
+                uri,
+                onUpdated,
+              );
+              if (stopped) stop();
+              else stops.push(stop);
+            } catch (error) {
+              onFailed(error);
+            }
+          }),
+        ),
+      ).catch(onFailed);
+      return () => {
+        stopped = true;
+        for (const stop of stops.splice(0)) stop();
+      };
+    },
+  };
 }
