@@ -24,7 +24,7 @@ import {
   upstreamCapabilities,
 } from "../services/mcp/proxied";
 import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/session";
-import { sessionItems } from "../services/mcp/session-items";
+import { sessionItems, sessionResourceWatches } from "../services/mcp/session-items";
 import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import { builtInTools } from "./builtin-tools";
@@ -493,6 +493,7 @@ export function mcpPipeline(
           askRoots,
           passInputRequests,
           listChanged,
+          resourceSubscriptions: listChanged && Boolean(serverDeps.pool?.watchResource),
           report,
           ...(cancellable ? { giveUpWhen: (signal: AbortSignal) => withCancel(signal, cancellable) } : {}),
         },
@@ -504,14 +505,17 @@ export function mcpPipeline(
       const listening = method === "subscriptions/listen" && feed && listChanged;
       let served = body;
       let watches: ResourceWatches | null = null;
-      if (listening && singleRow && resourceSubscriptions) {
-        const asked = askedSubscriptions(params);
-        if (asked) {
-          watches = await resourceWatches(ctx.db, session, serverDeps, singleRow, asked, now, (error) =>
-            ctx.logger?.log("warn", "resource subscription failed", { requestId, error: describeError(error) }),
-          );
-          served = withSubscriptions(body, watches.uris);
-        }
+      const asked = listening ? askedSubscriptions(params) : null;
+      if (asked) {
+        const onFailed = (error: unknown) =>
+          ctx.logger?.log("warn", "resource subscription failed", { requestId, error: describeError(error) });
+        watches =
+          singleRow && resourceSubscriptions
+            ? await resourceWatches(ctx.db, session, serverDeps, singleRow, asked, now, onFailed)
+            : !single && items.length
+              ? await sessionResourceWatches(ctx.db, session, serverDeps, items, asked, now, onFailed)
+              : null;
+        served = withSubscriptions(body, watches?.uris ?? []);
       }
       const watched = watches;
       const serving =

@@ -42,6 +42,8 @@ export interface ServerOptions {
   upstreamItems?: { items: SessionItem[]; relay: ItemRelay };
   /** Declare list_changed for its lists: a 2026-07-28 client may listen (see list-changes.ts). */
   listChanged?: boolean;
+  /** Declare resource subscriptions (with listChanged): a listen may name upstream resources (see resourceWatches). */
+  resourceSubscriptions?: boolean;
 }
 
 export interface UpstreamCallExtra {
@@ -171,7 +173,9 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   if (options.listChanged) {
     const declared = server.server.getCapabilities();
     server.server.registerCapabilities({
-      ...(declared.resources ? { resources: { listChanged: true } } : {}),
+      ...(declared.resources
+        ? { resources: { listChanged: true, ...(options.resourceSubscriptions ? { subscribe: true } : {}) } }
+        : {}),
       ...(declared.prompts ? { prompts: { listChanged: true } } : {}),
     });
   }

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { startEverything, type Upstream } from "../helpers/upstream";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
 let server: TestServer;
@@ -95,6 +96,36 @@ describe("subscriptions/listen at /mcp", () => {
       // The stream is still there: alice's own change gets through.
       expect((await skill(alice, "alices-own")).status).toBe(201);
       await expect.poll(() => heard, { timeout: 5_000 }).toContain("tools");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("passes on an upstream's resource updates under the names resources have at /mcp", async () => {
+    const { client } = await connect("/mcp");
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toContain("loadout://servers/memo/memo://notes");
+      // A listed resource, one of a template's, and a name no item of the session has.
+      const subscription = await client.listen({
+        resourceSubscriptions: [
+          "loadout://servers/memo/memo://notes",
+          "loadout://servers/memo/memo://notes/5",
+          "loadout://servers/other/memo://notes",
+        ],
+      });
+      expect(subscription.honoredFilter).toEqual({
+        resourceSubscriptions: ["loadout://servers/memo/memo://notes", "loadout://servers/memo/memo://notes/5"],
+      });
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+      upstream.updateResource("memo://notes/5");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["loadout://servers/memo/memo://notes/5"]);
+      await subscription.close();
     } finally {
       await client.close();
     }
@@ -201,4 +232,38 @@ describe("subscriptions/listen at /mcp/s", () => {
       });
     }
   });
+});
+
+describe("resource subscriptions on an upstream's 2025 session", () => {
+  let everything: Upstream;
+  beforeAll(async () => {
+    everything = await startEverything("streamableHttp");
+    await addApprovedServer(alice, "everything", everything.url);
+  }, 60_000);
+  afterAll(async () => {
+    await everything?.stop();
+  });
+
+  it("subscribes with resources/subscribe and passes on the updates the upstream sends on its session", async () => {
+    const { client } = await connect("/mcp/s/me/everything");
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const uri = (await client.listResources()).resources[0]?.uri;
+      expect(uri).toMatch(/^demo:\/\//);
+      const subscription = await client.listen({ resourceSubscriptions: [uri as string] });
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
+      // server-everything sends its subscribers' updates once this tool is called on their session
+      // (Loadout's one session with it), then every 5 s.
+      const toggled = await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+      expect(toggled.isError).toBeFalsy();
+      await expect.poll(() => updated, { timeout: 8_000 }).toContain(uri);
+      await subscription.close();
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
 });

@@ -743,7 +743,8 @@ export interface ResourceWatches {
  * Which of `uris` a 2026-07-28 listen stream may watch on a session's upstream server: those a
  * `resources/read` of the session could reach (the server active for it, the resource listed and
  * served, or matching a served template, under its pins and plan rules), and only where the
- * upstream declared resource subscriptions and this host can hold them. Starting subscribes
+ * upstream declared resource subscriptions and this host can hold them (the pool is connected by
+ * then, so asking what it declared costs nothing more). Starting subscribes
  * upstream; a failure then is logged by `onFailed`, and the stream just hears nothing of that URI.
  */
 export async function resourceWatches(
@@ -758,6 +759,10 @@ export async function resourceWatches(
   const none: ResourceWatches = { uris: [], start: () => () => {} };
   const pool = deps.pool;
   if (!pool?.watchResource || !uris.length || relayRefusal(server, session)) return none;
+  const declared = (await upstreamCapabilities(db, session, deps, server, now)).resources as
+    | { subscribe?: unknown }
+    | undefined;
+  if (declared?.subscribe !== true) return none;
   const rows = await serverItems(db, deps.hot, server);
   const allowed = [...new Set(uris)]
     .filter((uri) => relayedItemRefusal(rows, "resources/subscribe", { uri }, session.mode) === null)

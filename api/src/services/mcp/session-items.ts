@@ -1,11 +1,12 @@
 import { type Database, mcpServerItems, mcpServers } from "@loadout/db";
+import { UriTemplate } from "@modelcontextprotocol/server";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { isRowActive } from "../../domain/activation";
 import { exposedUri, itemWithheldBecause } from "../../domain/servers/items";
 import type { ServerItemRow } from "../servers/items";
 import type { ServerDeps, ServerRow } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
-import { MAX_SERVERS_PER_SESSION } from "./proxied";
+import { MAX_SERVERS_PER_SESSION, MAX_WATCHED_RESOURCES, type ResourceWatches, resourceWatches } from "./proxied";
 
 /** One upstream item a session at /mcp may see, with its server and what the server's URIs become. */
 export interface SessionItem {
@@ -70,3 +71,64 @@ export function sessionItems(
 /** A URI an upstream answered with, as clients at /mcp see it (the same rule as its listed items). */
 export const exposedUriOf = (item: Pick<SessionItem, "server" | "team">, uri: string) =>
   exposedUri(uri, item.server.slug, item.team);
+
+/** The upstream URI an exposed one names: a listed resource's by lookup, a template's expanded from its match. */
+function upstreamUriOf(item: SessionItem, exposed: string): string | null {
+  const { row } = item;
+  if (row.kind === "resource") return row.exposedKey === exposed ? row.key : null;
+  if (row.kind !== "template") return null;
+  try {
+    const variables = new UriTemplate(row.exposedKey).match(exposed);
+    return variables ? new UriTemplate(row.key).expand(variables) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The resources a listen stream at /mcp may watch, named as clients there know them: each mapped
+ * back by lookup to its server and upstream URI (never by parsing the name), watched there as at
+ * /mcp/s (see resourceWatches), and its updates told under the name the client used.
+ */
+export async function sessionResourceWatches(
+  db: Database,
+  session: McpSession,
+  deps: ServerDeps,
+  items: SessionItem[],
+  asked: readonly string[],
+  now: Date,
+  onFailed: (error: unknown) => void,
+): Promise<ResourceWatches> {
+  const byServer = new Map<string, { server: ServerRow; exposed: Map<string, string> }>();
+  for (const exposed of [...new Set(asked)].slice(0, MAX_WATCHED_RESOURCES)) {
+    for (const item of items) {
+      const uri = upstreamUriOf(item, exposed);
+      if (uri === null) continue;
+      const group = byServer.get(item.server.id) ?? { server: item.server, exposed: new Map() };
+      group.exposed.set(uri, exposed);
+      byServer.set(item.server.id, group);
+      break;
+    }
+  }
+  const groups = await Promise.all(
+    [...byServer.values()].map(async ({ server, exposed }) => ({
+      exposed,
+      watches: await resourceWatches(db, session, deps, server, [...exposed.keys()], now, onFailed),
+    })),
+  );
+  const uris = groups.flatMap(({ exposed, watches }) => watches.uris.map((uri) => exposed.get(uri) as string));
+  return {
+    uris,
+    start(onUpdated) {
+      const stops = groups.map(({ exposed, watches }) =>
+        watches.start((update) => {
+          const uri = exposed.get(String(update.uri));
+          if (uri !== undefined) onUpdated({ ...update, uri });
+        }),
+      );
+      return () => {
+        for (const stop of stops) stop();
+      };
+    },
+  };
+}
