@@ -9,6 +9,7 @@ import { resealAndLog } from "./entry/reseal-logged";
 import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { schemaBehindAnswer } from "./entry/worker-schema";
 import { jsonLogger } from "./logger";
+import { type QueuedMessage, queueRecorder, RETRY_DELAY_SECONDS, writeQueuedCalls } from "./services/mcp/call-queue";
 import { storeAnnouncedTools } from "./services/servers/upstreams";
 
 type App = ReturnType<typeof createApp>;
@@ -44,6 +45,9 @@ function appFor(source: unknown): Opened {
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
     // Remote servers are reached through the proxy Worker; without its binding none is listed.
     ...(env.UPSTREAM ? { upstreamPool: new ProxyClient(env.UPSTREAM) } : {}),
+    // MCP calls go to the call-log Queue, written in batches by `queue()` below; without the
+    // binding each is written after its answer (the default recorder).
+    ...(env.CALL_LOG ? { callRecorder: queueRecorder(env.CALL_LOG, jsonLogger) } : {}),
   });
   cached = { source, app, env, open };
   return cached;
@@ -87,7 +91,35 @@ export default {
     }
     ctx.waitUntil(resealAndLog(opened.app, opened.env.LOADOUT_PREVIOUS_SECRET_KEYS, jsonLogger));
   },
+
+  /**
+   * The call-log Queue's consumer (infra/wrangler.jsonc `queues.consumers`): a batch of MCP calls
+   * written in one statement, on a connection of its own. Every message is acked or retried here;
+   * nothing is thrown, which would retry the whole batch.
+   */
+  async queue(batch: CallLogBatch, env: unknown): Promise<void> {
+    let url: string;
+    try {
+      url = databaseUrl(appFor(env).env);
+    } catch (error) {
+      console.error((error as Error).message);
+      batch.retryAll({ delaySeconds: RETRY_DELAY_SECONDS });
+      return;
+    }
+    const opened = connectPostgres(url, { max: 1 });
+    try {
+      await writeQueuedCalls(opened.db, batch.messages, jsonLogger);
+    } finally {
+      await opened.close();
+    }
+  },
 };
+
+/** The parts of a delivered Queue batch the consumer uses. */
+interface CallLogBatch {
+  readonly messages: readonly QueuedMessage[];
+  retryAll(options?: { delaySeconds?: number }): void;
+}
 
 /**
  * Called by the proxy Worker when an upstream announces that its tools changed

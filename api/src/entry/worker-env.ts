@@ -1,5 +1,6 @@
 import type { ProxyBinding } from "@loadout/workers";
 import { z } from "zod";
+import type { CallQueue } from "../services/mcp/call-queue";
 import { previousSecretKeys } from "./secret-keys-env";
 
 /** The Worker's bindings and variables (see infra/wrangler.jsonc). Validated once per isolate. */
@@ -26,6 +27,17 @@ export const WorkerEnv = z
       .custom<ProxyBinding>(
         (value) => typeof value === "object" && value !== null,
         "UPSTREAM must be a service binding to the proxy Worker's UpstreamProxy entrypoint",
+      )
+      .optional(),
+    /**
+     * The call-log Queue's producer (`queues.producers` in infra/wrangler.jsonc): MCP calls are sent
+     * there and written in batches by this Worker's `queue()` handler. Without it each call is
+     * written after its answer, on the request's own connection.
+     */
+    CALL_LOG: z
+      .custom<CallQueue>(
+        (value) => typeof (value as { send?: unknown } | null)?.send === "function",
+        "CALL_LOG must be a Queue producer binding (queues.producers in infra/wrangler.jsonc)",
       )
       .optional(),
     /** `0` sends every MCP request through the SDK's server, as on Node (a switch for diagnosing a client). */

@@ -50,3 +50,13 @@ export function databaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** Whether an error is a foreign-key violation (SQLSTATE 23503): a row naming something that is gone. */
+export function foreignKeyViolation(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    if ((current as { code?: unknown }).code === "23503") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

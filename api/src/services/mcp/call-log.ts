@@ -53,8 +53,11 @@ const row = (call: McpCall): typeof auditEvents.$inferInsert => ({
   createdAt: call.at,
 });
 
-/** A call's row as the batch's JSON holds it (jsonb_to_recordset reads the time as text). */
-function rowJson(call: McpCall): string {
+/**
+ * A call's row as the batch's JSON holds it (jsonb_to_recordset reads the time as text). Its event
+ * id is made here, once: a row sent on and delivered twice (a Queue) is written once.
+ */
+export function rowJson(call: McpCall): string {
   // A fresh row: its time is replaced in place (a spread copy of it would cost more than the row).
   const fresh: Record<string, unknown> = row(call);
   fresh.createdAt = call.at.toISOString();
@@ -63,19 +66,25 @@ function rowJson(call: McpCall): string {
 
 /**
  * A batch as one statement with one JSON parameter: Drizzle builds a multi-row INSERT parameter
- * by parameter, which at a few hundred rows costs more CPU than the calls being recorded.
+ * by parameter, which at a few hundred rows costs more CPU than the calls being recorded. A row
+ * whose id is already there is skipped (a redelivered Queue message), and the usage trigger counts
+ * only the rows inserted.
  */
-async function insertBatch(db: Database, rows: string[]): Promise<void> {
+export async function insertBatch(db: Database, rows: readonly string[]): Promise<void> {
   await db.execute(sql`
     insert into ${auditEvents} (id, workspace_id, actor_user_id, actor_token_id, action, target_type, target_id, data, request_id, created_at)
     select r.id, r."workspaceId", r."actorUserId", r."actorTokenId", r.action, r."targetType", r."targetId", r.data, r."requestId", r."createdAt"
     from jsonb_to_recordset(${`[${rows.join(",")}]`}::jsonb) as r(
       id text, "workspaceId" text, "actorUserId" text, "actorTokenId" text, action text,
       "targetType" text, "targetId" text, data jsonb, "requestId" text, "createdAt" timestamptz
-    )`);
+    )
+    on conflict (id) do nothing`);
 }
 
-/** Writes each call as it comes (after the response): for Workers, where nothing outlives a request. */
+/**
+ * Writes each call as it comes (after the response): for a Worker without the call-log Queue, where
+ * nothing outlives a request (with it, see call-queue.ts).
+ */
 export const immediateRecorder: CallRecorder = {
   async record(db, call) {
     await db.insert(auditEvents).values(row(call));
