@@ -1,7 +1,7 @@
 /// <reference path="../../workers/src/cloudflare-workers.d.ts" />
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { connectPostgres } from "@loadout/db";
-import { dohResolver, ProxyClient, type UpstreamTool } from "@loadout/workers";
+import { dohResolver, ProxyClient, type UpstreamTarget, type UpstreamTool } from "@loadout/workers";
 import type { ExecutionContext } from "hono";
 import { createApp, type DatabaseProvider } from "./app";
 import { createPasswordHasher } from "./auth/password";
@@ -10,6 +10,7 @@ import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { schemaBehindAnswer } from "./entry/worker-schema";
 import { jsonLogger } from "./logger";
 import { type QueuedMessage, queueRecorder, RETRY_DELAY_SECONDS, writeQueuedCalls } from "./services/mcp/call-queue";
+import { storeAnnouncedItems } from "./services/servers/items";
 import { storeAnnouncedTools } from "./services/servers/upstreams";
 
 type App = ReturnType<typeof createApp>;
@@ -133,6 +134,24 @@ export class ToolsChanged extends WorkerEntrypoint<unknown> {
     const opened = connectPostgres(databaseUrl(parseWorkerEnv(this.env)), { max: 1 });
     try {
       await storeAnnouncedTools(opened.db, target, tools, new Date());
+    } finally {
+      await opened.close();
+    }
+  }
+
+  /**
+   * Called by the proxy Worker when an upstream announces that its prompts or resources changed
+   * (`prompts/list_changed`, `resources/list_changed`): they are listed again through the same
+   * session object (the target it was opened with) and stored as on Node (server-deps.ts).
+   */
+  async itemsChanged(target: UpstreamTarget): Promise<void> {
+    if (typeof target?.id !== "string" || !Number.isInteger(target.generation) || typeof target.url !== "string")
+      throw new Error("itemsChanged takes the target the upstream session was opened for");
+    const env = parseWorkerEnv(this.env);
+    if (!env.UPSTREAM) return;
+    const opened = connectPostgres(databaseUrl(env), { max: 1 });
+    try {
+      await storeAnnouncedItems(opened.db, new ProxyClient(env.UPSTREAM), target, new Date());
     } finally {
       await opened.close();
     }

@@ -36,6 +36,11 @@ interface SessionsNamespace {
 /** The api Worker's entrypoint that stores a list an upstream announced (api/src/worker.ts). */
 interface ToolsChangedBinding {
   toolsChanged(target: Pick<UpstreamTarget, "id" | "generation">, tools: UpstreamTool[]): Promise<void>;
+  /**
+   * The upstream said its prompts or resources changed: the api lists them again through this
+   * object (the target as the call that opened the session sent it, secrets opened) and stores them.
+   */
+  itemsChanged?(target: UpstreamTarget): Promise<void>;
 }
 
 export interface ProxyEnv {
@@ -117,6 +122,10 @@ export function proxyWorker(policy: AddressPolicy) {
         onToolsChanged: (target, tools) => {
           const api = env.LOADOUT_API;
           if (api) quietly(api.toolsChanged({ id: target.id, generation: target.generation }, tools));
+        },
+        onItemsChanged: (target) => {
+          const api = env.LOADOUT_API;
+          if (api?.itemsChanged) quietly(api.itemsChanged(target));
         },
       });
     }

@@ -47,8 +47,9 @@ export interface UpstreamProxy {
   /** Who hears that an upstream's tools changed (set once by the app that stores them). */
   setToolsChangedHandler(handler: NonNullable<PoolOptions["onToolsChanged"]>): void;
   /**
-   * Who hears that an upstream's prompts or resources changed. Node only for now: on Workers the
-   * session object would call the api Worker as it does for tools (issue "Workers, whole").
+   * Who hears that an upstream's prompts or resources changed, where the pool runs in-process
+   * (Node). On Workers the session object calls the api Worker's `itemsChanged` instead, as it
+   * calls `toolsChanged` for tools.
    */
   setItemsChangedHandler?(handler: NonNullable<PoolOptions["onItemsChanged"]>): void;
   /**

@@ -900,6 +900,34 @@ describe("remote servers in workerd, through the proxy Worker and its Durable Ob
     }
   });
 
+  it("stores the prompts an upstream announces (prompts/list_changed), listed again through the same object", async () => {
+    const items = await startStatelessUpstream({ items: true });
+    try {
+      await addApprovedServer(account, "itm", items.url);
+      const client = await connect("modern", "/mcp/s/me/itm");
+      try {
+        // A call opens the object's session, which listens for the upstream's list changes.
+        expect((await client.callTool({ name: "echo", arguments: { text: "open" } })).isError).toBeFalsy();
+        items.setPromptVersion(2);
+        const greet = async () => {
+          const listed = await account.rest("/v1/workspaces/me/servers/itm/items");
+          return JSON.stringify(
+            (listed.body.items as { kind: string; key: string }[]).find(
+              (i) => i.kind === "prompt" && i.key === "greet",
+            ),
+          );
+        };
+        await expect.poll(greet, { timeout: PROXY_IDLE_MS }).toMatch(/version 2/);
+        // Changed since approval: withheld until approved again, as on Node.
+        expect((await client.listPrompts()).prompts).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await items.stop();
+    }
+  });
+
   it("a Worker without the proxy on the same database lists no upstream tool and says why a call is refused", async () => {
     const bare = startWorker({
       hyperdrive: databaseUrl,
