@@ -51,6 +51,8 @@ export default {
 let database: { url: string; drop(): Promise<void> } | undefined;
 let sql: postgres.Sql | undefined;
 let mf: Miniflare | undefined;
+/** The api Worker without the CALL_LOG binding. */
+let plain: Miniflare | undefined;
 const logs: string[] = [];
 
 beforeAll(async () => {
@@ -60,7 +62,14 @@ beforeAll(async () => {
   sql = postgres(database.url, { max: 1, onnotice: () => {} });
   const hyperdrive = new URL(database.url);
   if (!hyperdrive.password) hyperdrive.password = "unused";
-  mf = new Miniflare({
+  mf = startApi(hyperdrive.toString(), true);
+  // The same Worker deployed without the Queue, on the same database.
+  plain = startApi(hyperdrive.toString(), false);
+  await Promise.all([mf.ready, plain.ready]);
+});
+
+function startApi(hyperdrive: string, withQueue: boolean): Miniflare {
+  return new Miniflare({
     modules: [
       {
         type: "ESModule",
@@ -73,17 +82,20 @@ beforeAll(async () => {
     compatibilityDate: config.compatibility_date ?? "2026-04-20",
     compatibilityFlags: ["nodejs_compat"],
     cf: false,
-    hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
+    hyperdrives: { HYPERDRIVE: hyperdrive },
     bindings: { LOADOUT_SECRET_KEY: "queue-test-secret-key-0123456789abcdef", LOADOUT_INSECURE_COOKIES: "1" },
-    queueProducers: { CALL_LOG: { queueName } },
-    // Production's consumer, but for its retry delay (30 s): a retried row comes back within a second here.
-    queueConsumers: { [queueName]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, retryDelay: 1 } },
+    ...(withQueue
+      ? {
+          queueProducers: { CALL_LOG: { queueName } },
+          // Production's consumer, but for its retry delay (30 s): a retried row comes back within a second here.
+          queueConsumers: { [queueName]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, retryDelay: 1 } },
+        }
+      : {}),
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
       logs.push(`${level}: ${message}`);
     },
   });
-  await mf.ready;
-});
+}
 
 beforeEach(({ onTestFailed }) => {
   const from = logs.length;
@@ -92,7 +104,8 @@ beforeEach(({ onTestFailed }) => {
 
 afterAll(async () => {
   await sql?.end({ timeout: 5 });
-  await disposeAfterDatabase(mf, async () => database?.drop(), database?.url);
+  const both = { dispose: async () => void (await Promise.all([mf?.dispose(), plain?.dispose()])) };
+  await disposeAfterDatabase(both, async () => database?.drop(), database?.url);
 });
 
 function db(): postgres.Sql {
@@ -100,11 +113,17 @@ function db(): postgres.Sql {
   return sql;
 }
 
-const send = (url: string, init: RequestInit) =>
-  (mf as Miniflare).dispatchFetch(url, init as WorkerRequestInit) as unknown as Promise<Response>;
+const sendTo =
+  (worker: () => Miniflare | undefined) =>
+  (url: string, init: RequestInit): Promise<Response> => {
+    const running = worker();
+    if (!running) throw new Error("the Worker did not start");
+    return running.dispatchFetch(url, init as WorkerRequestInit) as unknown as Promise<Response>;
+  };
+const send = sendTo(() => mf);
 
 /** A new account's MCP client (2026-07-28: one HTTP request a call) and its personal workspace. */
-async function connectedClient(email: string): Promise<{ mcp: Client; workspaceId: string }> {
+async function connectedClient(email: string, send = sendTo(() => mf)): Promise<{ mcp: Client; workspaceId: string }> {
   const account = await signUpAccount("http://loadout.test", email, undefined, send);
   const { secret } = await account.token(["mcp"]);
   const me = await account.rest("/v1/me");
@@ -207,6 +226,24 @@ describe("the call log through a Queue", () => {
       const rows = await rowsOnce(() => calls(workspaceId), 1);
       expect(rows).toHaveLength(1);
       expect(await usage(workspaceId)).toEqual([{ tool: "skills", calls: 1 }]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("is written after each call's answer, as before, by a Worker without the CALL_LOG binding", async () => {
+    const { mcp, workspaceId } = await connectedClient(
+      "queue-dee@example.com",
+      sendTo(() => plain),
+    );
+    try {
+      const from = logs.length;
+      const answer = await mcp.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(answer.isError).toBeFalsy();
+      const rows = await rowsOnce(() => calls(workspaceId), 1);
+      expect(rows).toMatchObject([{ target_id: "skills", data: { outcome: "ok" } }]);
+      expect(await usage(workspaceId)).toEqual([{ tool: "skills", calls: 1 }]);
+      expect(logs.slice(from).filter((l) => l.includes("call-log delivery"))).toEqual([]);
     } finally {
       await mcp.close();
     }
