@@ -67,9 +67,9 @@ export async function writeQueuedCalls(
   messages: readonly QueuedMessage[],
   logger: Logger,
 ): Promise<void> {
-  const calls: QueuedMessage[] = [];
+  const calls: { message: QueuedMessage; row: string }[] = [];
   for (const message of messages) {
-    if (isCallRow(message.body)) calls.push(message);
+    if (isCallRow(message.body)) calls.push({ message, row: message.body });
     else {
       logger.log("error", "dropped a call-log message that is not a call row");
       message.ack();
@@ -79,9 +79,9 @@ export async function writeQueuedCalls(
   try {
     await insertBatch(
       db,
-      calls.map((m) => m.body as string),
+      calls.map((c) => c.row),
     );
-    for (const message of calls) message.ack();
+    for (const { message } of calls) message.ack();
     return;
   } catch (error) {
     if (databaseUnavailable(error)) {
@@ -89,25 +89,23 @@ export async function writeQueuedCalls(
         count: calls.length,
         error: describeError(error),
       });
-      for (const message of calls) message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+      for (const { message } of calls) message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
       return;
     }
   }
-  for (const message of calls) {
+  for (const { message, row } of calls) {
     try {
-      await insertBatch(db, [message.body as string]);
+      await insertBatch(db, [row]);
       message.ack();
     } catch (error) {
-      const gone = foreignKeyViolation(error);
-      logger.log(
-        gone ? "warn" : "error",
-        gone ? "dropped an MCP call of a deleted workspace" : "could not record an MCP call",
-        {
-          error: describeError(error),
-        },
-      );
-      if (gone) message.ack();
-      else message.retry(databaseUnavailable(error) ? { delaySeconds: RETRY_DELAY_SECONDS } : {});
+      const fields = { error: describeError(error) };
+      if (foreignKeyViolation(error)) {
+        logger.log("warn", "dropped an MCP call of a deleted workspace", fields);
+        message.ack();
+      } else {
+        logger.log("error", "could not record an MCP call", fields);
+        message.retry(databaseUnavailable(error) ? { delaySeconds: RETRY_DELAY_SECONDS } : {});
+      }
     }
   }
 }
