@@ -1,4 +1,5 @@
 import { createSecretBox, deploymentKeys } from "../auth/secret-box";
+import { PolledFreshness } from "../services/cache/freshness";
 import { HotCaches } from "../services/cache/hot";
 import { CatalogCache, DefinitionCache } from "../services/servers/definitions";
 import { storeAnnouncedItems } from "../services/servers/items";
@@ -47,5 +48,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     definitions: new DefinitionCache(),
     catalogs: new CatalogCache(),
     hot: new HotCaches(deps.freshness ?? null),
+    // Without a change feed each MCP request polls its counters instead (Workers).
+    ...(deps.freshness ? {} : { polled: new PolledFreshness() }),
   };
 }

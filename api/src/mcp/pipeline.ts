@@ -5,7 +5,8 @@ import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError, jsonRpcErrorBody } from "../errors";
-import { bearerKey, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import { bearerKey, knownBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import { pollStamps } from "../services/cache/stamps";
 import type { ActionContext, Principal } from "../services/context";
 import { kindsFittedOut } from "../services/devices/fitting";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
@@ -92,14 +93,15 @@ function canBeAsked(capabilities: Record<string, unknown> | undefined, single: b
 const ITEM_METHODS = /^(initialize|server\/discover|subscriptions\/listen|resources\/|prompts\/|completion\/complete)/;
 
 export function mcpPipeline(
-  serverDeps: ServerDeps,
+  instanceDeps: ServerDeps,
   signingKey: Uint8Array,
   // The answers 2025-era clients owe to input requests Loadout sent them (see legacy-input.ts).
   pending: PendingAnswers = new PendingAnswers(),
 ): McpServe {
   const sessions = legacySessions(signingKey);
-  // Where nothing is cached (no change feed: Workers), nothing is memoised either.
-  const memo = serverDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(serverDeps.hot) : null;
+  // Where no change feed runs (Workers) nothing is memoised: each request polls its counters and
+  // serves through its own view of the caches instead (see PolledFreshness).
+  const memo = instanceDeps.hot.freshness ? new SessionMemo<DecidedSession, LoadoutTool>(instanceDeps.hot) : null;
   const factory: McpServerFactory = ({ authInfo }) => {
     const per = authInfo?.extra?.loadout as PerRequest | undefined;
     if (!per) throw new Error("MCP request without Loadout's context");
@@ -107,7 +109,7 @@ export function mcpPipeline(
   };
   const handler = createMcpHandler(factory, { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT });
   // Where the change feed runs (Node), a 2026-07-28 client may listen for its lists' changes.
-  const feed = serverDeps.hot.freshness;
+  const feed = instanceDeps.hot.freshness;
 
   /**
    * Keeps an upstream tool a plain call looked up now, for the session's next calls, with the pool's
@@ -124,19 +126,19 @@ export function mcpPipeline(
     const single = Boolean(remembered.session.single);
     const workspaces = lookupWorkspaces(remembered.session.session, remembered.session.single);
     const keep = (target: UpstreamTarget | null) => {
-      const direct = (target && serverDeps.pool?.directTool?.(target, proxied.tool.name)) ?? null;
+      const direct = (target && instanceDeps.pool?.directTool?.(target, proxied.tool.name)) ?? null;
       memo.keepTool(
         remembered,
         proxied.name,
         sequence,
         workspaces,
-        upstreamTool(proxied, serverDeps, { relayErrors: single, direct }),
+        upstreamTool(proxied, instanceDeps, { relayErrors: single, direct }),
         direct,
       );
     };
-    if (!serverDeps.pool || server.status === "failed") keep(null);
+    if (!instanceDeps.pool || server.status === "failed") keep(null);
     else
-      openedTarget(server, serverDeps.box).then(keep, () => {
+      openedTarget(server, instanceDeps.box).then(keep, () => {
         // The call just failed to open it and said so: nothing is kept.
       });
   }
@@ -146,6 +148,11 @@ export function mcpPipeline(
     const requestId = c.get("requestId");
     const now = c.get("now");
     const secret = bearerOf(c.req.header("authorization"));
+    // Where no change feed runs, this request's view of the caches, current once it has polled.
+    const polled = instanceDeps.polled;
+    const serverDeps = polled ? { ...instanceDeps, hot: instanceDeps.hot.view(polled) } : instanceDeps;
+    const known = polled && secret ? knownBearer(serverDeps.hot, secret) : undefined;
+    if (polled && known) await pollStamps(c.get("db"), polled, known.userId, known.workspaceIds);
     // Taken before anything is read: a decision is kept only if nothing was heard of since.
     const sequence = serverDeps.hot.live?.sequence;
     const cacheKey = secret && sequence !== undefined ? bearerKey(secret) : undefined;
@@ -178,6 +185,14 @@ export function mcpPipeline(
         target,
       );
       if (resolved instanceof AppError) return rpcError(requestId, resolved);
+      // A principal read now: its counters are polled after it, so a change since makes it stale.
+      if (polled && !known)
+        await pollStamps(
+          c.get("db"),
+          polled,
+          resolved.principal.userId,
+          resolved.workspaces.map((w) => w.id),
+        );
       c.set("principal", resolved.principal);
       if (resolved.after) {
         const after = resolved.after;

@@ -1,5 +1,6 @@
 export * from "./api-tokens";
 export * from "./audit-events";
+export * from "./cache-stamps";
 export * from "./device-syncs";
 export * from "./instance-settings";
 export * from "./mcp-clients";

@@ -13,7 +13,7 @@ import { type Account, addApprovedServer, type Send, signUpAccount } from "../he
 import { callCase, differences, type Era, PARITY_CASES, prepareParityAccount } from "../helpers/mcp-parity";
 import { startEverything } from "../helpers/upstream";
 import { type StatelessUpstream, startMisbehavingUpstream, startStatelessUpstream } from "../helpers/upstreams";
-import { buildWorkerIfStale, disposeAfterDatabase, proxyScriptPath } from "./harness";
+import { assetsOptions, buildWorkerIfStale, disposeAfterDatabase, proxyScriptPath } from "./harness";
 
 /**
  * The built Worker (api/dist/worker/worker.js) running in workerd through Miniflare, on a fresh
@@ -115,6 +115,7 @@ function startWorker(options: WorkerOptions): RunningWorker {
     ...(options.hyperdrive ? { hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) } } : {}),
     bindings: options.proxy ? { ...options.bindings, LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" } : options.bindings,
     ...(options.proxy ? { serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } } } : {}),
+    ...assetsOptions(),
   };
   const proxy = {
     name: "loadout-proxy",
@@ -312,6 +313,54 @@ describe("the built Worker in workerd", () => {
       expect(await listening.closed).toBe("graceful");
     } finally {
       await client.close();
+    }
+  });
+
+  it("serves warm MCP calls from the isolate's caches, current with every change its counters say was committed", async () => {
+    const { secret, token, signUp, cookies } = await signUpWithToken("stamped@worker.example");
+    const created = await postJson(
+      "/v1/workspaces/me/skills",
+      { name: "stamped", description: "First words.", instructions: "Stamped." },
+      { authorization: `Bearer ${secret}` },
+    );
+    expect(created.status, created.text).toBe(201);
+    const client = new Client({ name: "workerd-stamps", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://loadout.test/mcp"), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+        fetch: (url, init) =>
+          worker().dispatchFetch(String(url), init as WorkerRequestInit) as unknown as Promise<Response>,
+      }),
+    );
+    const listed = async () =>
+      JSON.stringify((await client.callTool({ name: "skills", arguments: { action: "list" } })).content);
+    const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      // Warm: the principal and the catalog are cached under this user's and workspace's counters.
+      for (let i = 0; i < 3; i++) expect(await listed()).toContain("First words.");
+      // A change written with the triggers off moves no counter: what the isolate holds is still served,
+      // which shows the warm call did not read the skill again.
+      await db.begin(async (tx) => {
+        await tx`set local session_replication_role = replica`;
+        await tx`update skills set description = 'Written behind the counters.' where name = 'stamped'`;
+      });
+      expect(await listed()).toContain("First words.");
+      // Any committed change through the triggers (here hand-written SQL) is seen on the very next call.
+      await db`update skills set description = 'Second words.' where name = 'stamped'`;
+      expect(await listed()).toContain("Second words.");
+      // A revoked token is refused on its next call, though its principal was cached.
+      const revoked = await fetchJson(`/v1/tokens/${token.id}`, {
+        method: "DELETE",
+        headers: {
+          cookie: cookies.map((c) => c.split(";")[0] ?? "").join("; "),
+          "x-csrf-token": signUp.body.csrfToken,
+        },
+      });
+      expect(revoked.status, revoked.text).toBeLessThan(300);
+      await expect(listed()).rejects.toThrow(/401|nauthorized|invalid/i);
+    } finally {
+      await db.end({ timeout: 5 });
+      await client.close().catch(() => {});
     }
   });
 

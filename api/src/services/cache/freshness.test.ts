@@ -1,7 +1,7 @@
 import type { OpenedDatabase } from "@loadout/db";
 import { describe, expect, it } from "vitest";
 import { memoryLogger } from "../../logger";
-import { Freshness, startDatabaseFreshness } from "./freshness";
+import { Freshness, PolledFreshness, stampKeys, startDatabaseFreshness } from "./freshness";
 import { HotCaches } from "./hot";
 import { StampedCache } from "./stamped-cache";
 
@@ -234,5 +234,46 @@ describe("startDatabaseFreshness", () => {
     feed?.freshness.listened();
     await lost;
     await feed?.close();
+  });
+});
+
+describe("PolledFreshness", () => {
+  it("counts a counter first seen, or moved, as a change of its key, and an unmoved one as none", () => {
+    const f = new PolledFreshness();
+    expect(f.live).toBe(true);
+    const keys = stampKeys("usr_a", ["ws_1", "ws_2"]);
+    expect(keys).toEqual(["user:usr_a", "ws:ws_1", "ws:ws_2"]);
+    const user = f.userStamp("usr_a");
+    const both = f.workspaceStamp(["ws_1", "ws_2"]);
+    // First seen (a key never bumped reads as absent): whatever was kept before no longer holds.
+    f.apply(keys, new Map([["ws:ws_1", 4]]));
+    expect(f.userStamp("usr_a")).not.toBe(user);
+    expect(f.workspaceStamp(["ws_1", "ws_2"])).not.toBe(both);
+    const seenUser = f.userStamp("usr_a");
+    const seen = f.workspaceStamp(["ws_1", "ws_2"]);
+    f.apply(keys, new Map([["ws:ws_1", 4]]));
+    expect(f.userStamp("usr_a")).toBe(seenUser);
+    expect(f.workspaceStamp(["ws_1", "ws_2"])).toBe(seen);
+    // One workspace's counter moved: its stamps move, the user's do not.
+    f.apply(keys, new Map([["ws:ws_1", 5]]));
+    expect(f.workspaceStamp(["ws_1", "ws_2"])).not.toBe(seen);
+    expect(f.userStamp("usr_a")).toBe(seenUser);
+  });
+
+  it("serves a cached value through a request's view only while the counters it was read under hold", async () => {
+    const polled = new PolledFreshness();
+    const hot = new HotCaches(null);
+    // The instance's own caches serve nothing without a feed; a view shares their stores.
+    expect(hot.live).toBeNull();
+    const view = hot.view(polled);
+    const keys = stampKeys("usr_a", ["ws_1"]);
+    polled.apply(keys, new Map([["ws:ws_1", 1]]));
+    let reads = 0;
+    const read = async () => ++reads;
+    expect(await view.byWorkspaces("k", ["ws_1"], read)).toBe(1);
+    expect(await hot.view(polled).byWorkspaces("k", ["ws_1"], read)).toBe(1);
+    expect(await hot.byWorkspaces("k", ["ws_1"], read)).toBe(2);
+    polled.apply(keys, new Map([["ws:ws_1", 2]]));
+    expect(await view.byWorkspaces("k", ["ws_1"], read)).toBe(3);
   });
 });

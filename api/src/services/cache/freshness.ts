@@ -15,7 +15,7 @@ export const INVALIDATION_CHANNEL = "loadout_invalidate";
  * Caches serve only while the feed is live: listening, with its heartbeat (a notification this
  * instance sends itself) coming back. A listen connection that drops silently is noticed within
  * two heartbeats; until then, at worst, a revoked token keeps working on this instance for that
- * long. Where no listen is possible (Workers), nothing is cached and every call reads Postgres.
+ * long. Where no listen is possible (Workers), each MCP request polls instead (PolledFreshness).
  */
 export class Freshness {
   private readonly users = new Map<string, number>();
@@ -140,6 +140,44 @@ export class Freshness {
     this.workspaces.clear();
   }
 }
+
+/**
+ * Freshness where no change feed runs (Workers, or a Node instance whose listen failed): each MCP
+ * request reads the counters of its user and workspaces (`cache_stamps`, bumped by the same
+ * triggers as the feed's notifications, in the writing transaction) as its first statement and
+ * applies them here. A counter that moved, or one not seen before, counts as that change heard, so
+ * whatever was cached under it no longer holds. What a request reads after its counters is at
+ * least as new as they are, so it may be kept under them; what it serves from memory was read under
+ * counters equal to those it just read, so it is current as of that statement.
+ *
+ * Only requests that polled may serve from memory: HotCaches hands this freshness to the
+ * request's view (HotCaches.view), never to the instance's own caches, which other requests use.
+ */
+export class PolledFreshness extends Freshness {
+  private readonly seen = new Map<string, number>();
+
+  constructor() {
+    super();
+    this.listened();
+  }
+
+  /** The counters one request read: `stamps` by key, for every key it asked for (absent: never bumped). */
+  apply(asked: readonly string[], stamps: ReadonlyMap<string, number>): void {
+    for (const key of asked) {
+      const n = stamps.get(key) ?? 0;
+      if (this.seen.get(key) === n) continue;
+      if (this.seen.size >= 200_000) this.seen.clear();
+      this.seen.set(key, n);
+      this.receive(key);
+    }
+  }
+}
+
+/** The counter keys of a user and workspaces, as the triggers write them (and the feed's payloads). */
+export const stampKeys = (userId: string, workspaceIds: readonly string[]): string[] => [
+  `user:${userId}`,
+  ...workspaceIds.map((id) => `ws:${id}`),
+];
 
 /** A change heard on the feed: whose, or `all` when any may have changed unheard. */
 export type FeedChange = { userId: string } | { workspaceId: string } | "all";

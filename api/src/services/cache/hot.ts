@@ -39,12 +39,28 @@ export class ContentCache<V> {
  */
 export class HotCaches {
   /** Rows that change, by key; see each user's comment for the key and the stamp. */
-  readonly rows = new StampedCache<unknown>(50_000);
+  readonly rows: StampedCache<unknown>;
   /** Principals by the hash of their bearer secret; checked against their user's generation at use. */
-  readonly bearers = new Map<string, { stamp: string; storedAt: number; value: unknown }>();
-  readonly content = new ContentCache<unknown>(64 * 1024 * 1024);
+  readonly bearers: Map<string, { stamp: string; storedAt: number; value: unknown }>;
+  readonly content: ContentCache<unknown>;
 
-  constructor(readonly freshness: Freshness | null) {}
+  constructor(
+    readonly freshness: Freshness | null,
+    /** The stores of another HotCaches, for a view of them (see `view`). */
+    shared?: Pick<HotCaches, "rows" | "bearers" | "content">,
+  ) {
+    this.rows = shared?.rows ?? new StampedCache<unknown>(50_000);
+    this.bearers = shared?.bearers ?? new Map();
+    this.content = shared?.content ?? new ContentCache<unknown>(64 * 1024 * 1024);
+  }
+
+  /**
+   * The same stores, stamped with another freshness: one request's, where the instance has no
+   * change feed and each request polls its counters (see PolledFreshness).
+   */
+  view(freshness: Freshness): HotCaches {
+    return new HotCaches(freshness, this);
+  }
 
   /** The freshness to stamp with, or null when nothing changing may be cached now. */
   get live(): Freshness | null {

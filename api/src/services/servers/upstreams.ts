@@ -16,6 +16,7 @@ import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
+import type { PolledFreshness } from "../cache/freshness";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
 import { lockWorkspace } from "../workspaces/lock";
@@ -43,6 +44,11 @@ export interface ServerDeps {
   catalogs: CatalogCache<ProxiedTool[]>;
   /** What the MCP endpoint serves from memory while Postgres's change feed is live. */
   hot: HotCaches;
+  /**
+   * Where no change feed runs (Workers): the freshness each MCP request polls its user's and
+   * workspaces' counters into, for its view of `hot` (see PolledFreshness).
+   */
+  polled?: PolledFreshness;
   /**
    * Loadout as an upstream's OAuth client: the SSRF-guarded fetch and guard for discovery and token
    * requests, and the configured public URL (the console link in a "connect first" answer).
