@@ -33,6 +33,9 @@ if (!process.env.LOADOUT_SECRET_KEY)
   );
 
 ensureConsoleBuilt();
+// Sign-up on the Worker reads the password dictionary from the console's files; a web/out built
+// before it was part of the build lacks it (the console's build writes it too).
+run("npx", ["tsx", "api/src/entry/password-dictionary-file.ts", "web/out"]);
 run("npm", ["run", "migrate", "-w", "@loadout/db"], { env: { DATABASE_URL: databaseUrl } });
 
 // Hyperdrive's local binding insists on a password; trust authentication ignores it.

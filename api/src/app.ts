@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
+import { passwordJudgeSource } from "./auth/password-judge";
 import { deriveKey } from "./auth/secrets";
 import { isApiPath } from "./domain/console/api-paths";
 import { AppError } from "./errors";
@@ -76,7 +77,7 @@ export function createApp(deps: AppDeps) {
   app.onError((error, c) => respondWithError(c, error));
 
   registerHealth(app);
-  registerAuth(app);
+  registerAuth(app, passwordJudgeSource(deps.passwordDictionary, deps.logger));
   registerMe(app);
   registerWorkspaces(app);
   registerTokens(app);

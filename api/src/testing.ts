@@ -34,6 +34,8 @@ export async function createTestApp(
   const app = createApp({
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nobleScrypt, TEST_SCRYPT),
+    passwordDictionary: async () =>
+      (await import("./domain/accounts/common-password-dictionary")).commonPasswordDictionary,
     secretKey,
     logger,
     secureCookies: false,

@@ -5,6 +5,7 @@ import { dohResolver, ProxyClient, type UpstreamTarget, type UpstreamTool } from
 import type { ExecutionContext } from "hono";
 import { createApp, type DatabaseProvider } from "./app";
 import { createPasswordHasher } from "./auth/password";
+import { assetPasswordDictionary } from "./entry/password-dictionary-asset";
 import { resealAndLog } from "./entry/reseal-logged";
 import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { schemaBehindAnswer } from "./entry/worker-schema";
@@ -33,6 +34,10 @@ function appFor(source: unknown): Opened {
   const app = createApp({
     database: { acquire: open },
     hasher: createPasswordHasher(),
+    passwordDictionary: env.ASSETS
+      ? assetPasswordDictionary(env.ASSETS)
+      : () =>
+          Promise.reject(new Error("no ASSETS binding: add `assets` to the Worker's config (infra/wrangler.jsonc)")),
     secretKey: env.LOADOUT_SECRET_KEY,
     previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger: jsonLogger,

@@ -197,6 +197,8 @@ export async function startNodeServer(
     ...(env.LOADOUT_PUBLIC_URL ? { publicUrl: env.LOADOUT_PUBLIC_URL } : {}),
     database: { acquire: () => ({ db: database.db, release: async () => {} }) },
     hasher: createPasswordHasher(nodeScrypt),
+    passwordDictionary: async () =>
+      (await import("../domain/accounts/common-password-dictionary")).commonPasswordDictionary,
     secretKey,
     previousSecretKeys: env.LOADOUT_PREVIOUS_SECRET_KEYS,
     logger,

@@ -1,6 +1,7 @@
 import type { ProxyBinding } from "@loadout/workers";
 import { z } from "zod";
 import type { CallQueue } from "../services/mcp/call-queue";
+import type { AssetsBinding } from "./password-dictionary-asset";
 import { previousSecretKeys } from "./secret-keys-env";
 
 /** The Worker's bindings and variables (see infra/wrangler.jsonc). Validated once per isolate. */
@@ -19,6 +20,16 @@ export const WorkerEnv = z
       .object({ connectionString: z.string().min(1) }, { error: "HYPERDRIVE must be a Hyperdrive binding" })
       .optional(),
     LOADOUT_INSECURE_COOKIES: z.enum(["0", "1"]).default("0"),
+    /**
+     * The console's static files (`assets` in infra/wrangler.jsonc), where sign-up reads its password
+     * dictionary. Without it new passwords are refused with 503 (and the reason logged).
+     */
+    ASSETS: z
+      .custom<AssetsBinding>(
+        (value) => typeof (value as { fetch?: unknown } | null)?.fetch === "function",
+        "ASSETS must be the static-assets binding (`assets.binding` in infra/wrangler.jsonc)",
+      )
+      .optional(),
     /**
      * The proxy Worker's entrypoint (infra/wrangler.proxy.jsonc), through which remote MCP servers
      * are reached. Without it this Worker neither lists nor calls upstream tools.

@@ -2,6 +2,7 @@ import type { Database } from "@loadout/db";
 import type { UpstreamProxy } from "@loadout/workers";
 import type { Context, MiddlewareHandler } from "hono";
 import type { PasswordHasher } from "../auth/password";
+import type { PasswordDictionary } from "../domain/accounts/password-strength";
 import type { Logger } from "../logger";
 import type { Freshness } from "../services/cache/freshness";
 import type { Principal } from "../services/context";
@@ -16,6 +17,11 @@ export interface DatabaseProvider {
 export interface AppDeps {
   database: DatabaseProvider;
   hasher: PasswordHasher;
+  /**
+   * Loads the password-strength dictionary, on the first new password: from the package on Node
+   * (domain/accounts/common-password-dictionary.ts), from a static asset on Workers.
+   */
+  passwordDictionary: () => Promise<PasswordDictionary>;
   /** LOADOUT_SECRET_KEY: the root of every derived key (CSRF, and the key that seals server secrets). */
   secretKey: string;
   /**

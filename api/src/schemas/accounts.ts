@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { judgePassword, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "../domain/accounts/password-strength";
+import { PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, type PasswordJudge } from "../domain/accounts/password-strength";
 import { Line, Timestamp } from "./common";
 
 export const Email = Line({ error: "email is required" })
@@ -16,20 +16,27 @@ const NewPassword = Line({ error: "password is required" })
   .max(PASSWORD_MAX_CHARS, `password must have at most ${PASSWORD_MAX_CHARS} characters`)
   .openapi({ example: "correct horse battery staple" });
 
+/**
+ * The strength rule, ready to judge: the host loads its dictionary on first use (a static asset on
+ * Workers), so it is asked for here, during validation; a failure to load is thrown as it is.
+ */
+export type PasswordJudgeSource = () => Promise<PasswordJudge>;
+
 /** Strength is judged against the whole input: a password made of the account's own email or name is weak. */
-function strongPassword(input: { email: string; password: string; name?: string | undefined }, ctx: z.RefinementCtx) {
-  if (input.password.length < PASSWORD_MIN_CHARS || input.password.length > PASSWORD_MAX_CHARS) return;
-  const { problem } = judgePassword(input.password, [input.email, input.name ?? ""]);
-  if (problem) ctx.addIssue({ code: "custom", path: ["password"], message: problem });
+function strongPassword(judge: PasswordJudgeSource) {
+  return async (input: { email: string; password: string; name?: string | undefined }, ctx: z.RefinementCtx) => {
+    if (input.password.length < PASSWORD_MIN_CHARS || input.password.length > PASSWORD_MAX_CHARS) return;
+    const { problem } = (await judge())(input.password, [input.email, input.name ?? ""]);
+    if (problem) ctx.addIssue({ code: "custom", path: ["password"], message: problem });
+  };
 }
 
 const Name = Line().trim().max(100, "name must have at most 100 characters").openapi({ example: "Ada Lovelace" });
 
-export const SignUpInput = z
-  .strictObject({ email: Email, password: NewPassword, name: Name.optional() })
-  .superRefine(strongPassword)
-  .openapi("SignUpInput");
-export type SignUpInput = z.infer<typeof SignUpInput>;
+const SignUpFields = z.strictObject({ email: Email, password: NewPassword, name: Name.optional() });
+export const signUpInput = (judge: PasswordJudgeSource) =>
+  SignUpFields.superRefine(strongPassword(judge)).openapi("SignUpInput");
+export type SignUpInput = z.infer<typeof SignUpFields>;
 
 export const LogInInput = z
   .strictObject({
@@ -39,16 +46,15 @@ export const LogInInput = z
   .openapi("LogInInput");
 export type LogInInput = z.infer<typeof LogInInput>;
 
-export const SetupInput = z
-  .strictObject({
-    token: Line({ error: "token is required: open the setup link printed at start" }).min(1).max(200),
-    email: Email,
-    password: NewPassword,
-    name: Name.optional(),
-  })
-  .superRefine(strongPassword)
-  .openapi("SetupInput");
-export type SetupInput = z.infer<typeof SetupInput>;
+const SetupFields = z.strictObject({
+  token: Line({ error: "token is required: open the setup link printed at start" }).min(1).max(200),
+  email: Email,
+  password: NewPassword,
+  name: Name.optional(),
+});
+export const setupInput = (judge: PasswordJudgeSource) =>
+  SetupFields.superRefine(strongPassword(judge)).openapi("SetupInput");
+export type SetupInput = z.infer<typeof SetupFields>;
 
 export const UserSchema = z
   .object({

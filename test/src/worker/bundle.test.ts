@@ -17,15 +17,15 @@ const apiDir = path.join(root, "api");
 const ours = ["api/src", "db/src", "workers/src"];
 /**
  * Cloudflare limits a Worker by its compressed size (3 MiB on the free plan, 10 MiB paid), and a
- * smaller script starts faster. Issue 17 aims at 600 KiB gzip; the bundle is at about 898 KiB
- * (from 1,003) without zod's locales and zip.js's writer and codecs (874 KiB before upstream
- * resources and prompts were pinned and namespaced). What stands between: the
- * password-strength dictionary of @zxcvbn-ts/language-common (about 213 KiB gzip, used by sign-up)
- * and @modelcontextprotocol/client (about 83 KiB, its OAuth helpers reach into the client's core).
+ * smaller script starts faster. Issue 17 aims at 600 KiB gzip; the bundle is at about 689 KiB (from
+ * 1,003) without zod's locales, zip.js's writer and codecs, and the password-strength dictionary
+ * of @zxcvbn-ts/language-common (about 213 KiB gzip; a static asset the Worker fetches on the first
+ * new password). What stands between: @modelcontextprotocol/client (about 83 KiB; its OAuth
+ * helpers, which the upstream OAuth flows run, reach into the client's core).
  * The budget holds what is reached, so growth is noticed.
  */
-const GZIP_BUDGET = 920 * 1024;
-const RAW_BUDGET = 3700 * 1024;
+const GZIP_BUDGET = 700 * 1024;
+const RAW_BUDGET = 3300 * 1024;
 
 /** Modules workerd's nodejs_compat implements natively; anything else would be a polyfill or missing. */
 const NATIVE_NODE_MODULES = new Set([
@@ -125,8 +125,11 @@ describe("the Worker bundle", () => {
     expect(edges.filter(({ input }) => isOurs(input)).map(({ edge }) => edge)).toEqual([]);
   });
 
-  it("leaves out what the api Worker never runs: zod's other locales, zip.js's writer and codecs", () => {
+  it("leaves out what the api Worker never runs: zod's other locales, zip.js's writer and codecs, the password dictionary", () => {
     const inputs = Object.keys(meta.inputs).map(fromRoot);
+    // The password dictionary is a static asset (api/src/entry/password-dictionary-asset.ts).
+    expect(inputs.filter((input) => input.includes("@zxcvbn-ts/language-common/dist"))).toEqual([]);
+    expect(inputs.some((input) => input.includes("@zxcvbn-ts/core/"))).toBe(true);
     expect(inputs.filter((input) => /zod\/v4\/locales\/(?!en\.js$)/.test(input))).toEqual([]);
     expect(inputs.some((input) => input.endsWith("zod/v4/locales/en.js"))).toBe(true);
     expect(

@@ -12,7 +12,14 @@ import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { signUpAccount } from "../helpers/account";
-import { buildWorkerIfStale, disposeAfterDatabase, scratchDatabase, scriptPath, wranglerConfigPath } from "./harness";
+import {
+  assetsOptions,
+  buildWorkerIfStale,
+  disposeAfterDatabase,
+  scratchDatabase,
+  scriptPath,
+  wranglerConfigPath,
+} from "./harness";
 
 const config = unstable_readConfig({ config: wranglerConfigPath });
 const producer = config.queues.producers?.find((p: { binding: string }) => p.binding === "CALL_LOG");
@@ -84,6 +91,7 @@ function startApi(hyperdrive: string, withQueue: boolean): Miniflare {
     cf: false,
     hyperdrives: { HYPERDRIVE: hyperdrive },
     bindings: { LOADOUT_SECRET_KEY: "queue-test-secret-key-0123456789abcdef", LOADOUT_INSECURE_COOKIES: "1" },
+    ...assetsOptions(),
     ...(withQueue
       ? {
           queueProducers: { CALL_LOG: { queueName } },

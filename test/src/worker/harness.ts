@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { writePasswordDictionary } from "@loadout/api/entry/password-dictionary-file";
 import { withDatabase } from "@loadout/db/testing";
 import { Miniflare } from "miniflare";
 import postgres from "postgres";
@@ -48,6 +49,25 @@ export function buildWorkerIfStale(): void {
   execFileSync("npm", ["run", "build", "-w", "@loadout/api"], { cwd: root, stdio: "pipe", env: process.env });
 }
 
+const webOut = path.join(root, "web/out");
+
+/**
+ * The console's static files as the Worker's ASSETS binding (`assets` in infra/wrangler.jsonc),
+ * with the password dictionary sign-up reads there written in, as the console's build writes it.
+ * The Worker answers every request first, as in these tests before: only its binding is asked
+ * for files.
+ */
+export function assetsOptions() {
+  writePasswordDictionary(webOut);
+  return {
+    assets: {
+      directory: webOut,
+      binding: "ASSETS",
+      routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
+    },
+  };
+}
+
 /** Hyperdrive's local binding insists on a password; trust authentication ignores it. */
 function withPassword(url: string): string {
   const parsed = new URL(url);
@@ -61,7 +81,12 @@ export interface RunningWorker {
   logs: string[];
 }
 
-export function startWorker(options: { bindings: Record<string, string>; hyperdrive: string }): RunningWorker {
+/** `assets: false` leaves out the ASSETS binding (a deployment without the console's files). */
+export function startWorker(options: {
+  bindings: Record<string, string>;
+  hyperdrive: string;
+  assets?: boolean;
+}): RunningWorker {
   const logs: string[] = [];
   const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(readFileSync(wranglerConfigPath, "utf8"))?.[1];
   const mf = new Miniflare({
@@ -73,6 +98,7 @@ export function startWorker(options: { bindings: Record<string, string>; hyperdr
     cf: false,
     hyperdrives: { HYPERDRIVE: withPassword(options.hyperdrive) },
     bindings: options.bindings,
+    ...(options.assets === false ? {} : assetsOptions()),
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
       logs.push(`${level}: ${message}`);
     },

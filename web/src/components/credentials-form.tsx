@@ -28,7 +28,7 @@ function usePasswordVerdict(enabled: boolean, password: string, related: string[
   const wanted = enabled && password.length > 0;
   useEffect(() => {
     if (!wanted || judge) return;
-    void import("@loadout/api/domain/accounts/password-strength").then((module) =>
+    void import("@loadout/api/domain/accounts/common-password-dictionary").then((module) =>
       setJudge(() => module.judgePassword),
     );
   }, [wanted, judge]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgePassword } from "./password-strength";
+import { judgePassword } from "./common-password-dictionary";
 
 describe("judgePassword", () => {
   it("refuses common and patterned passwords, saying why", () => {

@@ -2,7 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { csrfTokenFor } from "../../auth/secrets";
-import { LogInInput, SessionResult, SetupInput, SignUpInput } from "../../schemas/accounts";
+import { LogInInput, type PasswordJudgeSource, SessionResult, setupInput, signUpInput } from "../../schemas/accounts";
 import type { AccountUser } from "../../services/accounts/create-account";
 import { logIn } from "../../services/accounts/log-in";
 import { logOut } from "../../services/accounts/log-out";
@@ -16,21 +16,22 @@ import { CSRF_COOKIE, SESSION_COOKIE } from "../middleware/auth";
 
 const tags = ["accounts"];
 
-const signUpRoute = defineRoute(
-  { public: true },
-  {
-    method: "post",
-    path: "/v1/auth/signup",
-    tags,
-    summary: "Create an account and sign in",
-    request: jsonRequest(SignUpInput),
-    responses: {
-      201: jsonContent(SessionResult, "Signed up; the session cookie is set."),
-      409: errorResponse("An account with this email exists."),
-      429: errorResponse("Too many sign-ups from this address."),
+const signUpRoute = (judge: PasswordJudgeSource) =>
+  defineRoute(
+    { public: true },
+    {
+      method: "post",
+      path: "/v1/auth/signup",
+      tags,
+      summary: "Create an account and sign in",
+      request: jsonRequest(signUpInput(judge)),
+      responses: {
+        201: jsonContent(SessionResult, "Signed up; the session cookie is set."),
+        409: errorResponse("An account with this email exists."),
+        429: errorResponse("Too many sign-ups from this address."),
+      },
     },
-  },
-);
+  );
 
 const logInRoute = defineRoute(
   { public: true },
@@ -70,20 +71,21 @@ const setupStatusRoute = defineRoute(
   },
 );
 
-const setupRoute = defineRoute(
-  { public: true },
-  {
-    method: "post",
-    path: "/v1/auth/setup",
-    tags,
-    summary: "Create the first account with the one-time setup link's token",
-    request: jsonRequest(SetupInput),
-    responses: {
-      201: jsonContent(SessionResult, "The first account exists; the session cookie is set."),
-      403: errorResponse("The setup token is wrong or was used."),
+const setupRoute = (judge: PasswordJudgeSource) =>
+  defineRoute(
+    { public: true },
+    {
+      method: "post",
+      path: "/v1/auth/setup",
+      tags,
+      summary: "Create the first account with the one-time setup link's token",
+      request: jsonRequest(setupInput(judge)),
+      responses: {
+        201: jsonContent(SessionResult, "The first account exists; the session cookie is set."),
+        403: errorResponse("The setup token is wrong or was used."),
+      },
     },
-  },
-);
+  );
 
 function accountContext(c: Context<AppEnv>): AccountContext {
   const deps = c.get("deps");
@@ -105,8 +107,9 @@ function startConsoleSession(c: Context<AppEnv>, user: AccountUser, session: New
   return { user: { ...user, createdAt: user.createdAt.toISOString() }, csrfToken };
 }
 
-export function registerAuth(app: OpenAPIHono<AppEnv>) {
-  app.openapi(signUpRoute, async (c) => {
+/** `judge` is the password-strength rule, its dictionary loaded by the host (AppDeps.passwordDictionary). */
+export function registerAuth(app: OpenAPIHono<AppEnv>, judge: PasswordJudgeSource) {
+  app.openapi(signUpRoute(judge), async (c) => {
     const { user, session } = await signUp({ ctx: accountContext(c), input: c.req.valid("json") });
     return c.json(startConsoleSession(c, user, session), 201);
   });
@@ -125,7 +128,7 @@ export function registerAuth(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(setupStatusRoute, async (c) => c.json({ required: !(await hasAnyAccount(c.get("db"))) }, 200));
 
-  app.openapi(setupRoute, async (c) => {
+  app.openapi(setupRoute(judge), async (c) => {
     const { user, session } = await completeSetup({ ctx: accountContext(c), input: c.req.valid("json") });
     return c.json(startConsoleSession(c, user, session), 201);
   });

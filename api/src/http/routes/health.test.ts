@@ -34,6 +34,8 @@ describe("with the database away", () => {
     app = createApp({
       database: { acquire: () => ({ db: database.db, release: async () => {} }) },
       hasher: createPasswordHasher(nobleScrypt, TEST_SCRYPT),
+      passwordDictionary: async () =>
+        (await import("../../domain/accounts/common-password-dictionary")).commonPasswordDictionary,
       secretKey: "test-secret-key-0123456789abcdefghijklmnop",
       logger,
       secureCookies: false,
