@@ -31,8 +31,8 @@ export interface McpFigures {
 }
 
 const CONNECTIONS = 50;
-const SKILL = "bench-skill";
-const MARKER = "Bench skill marker: check the diff before the tests.";
+export const SKILL = "bench-skill";
+export const MARKER = "Bench skill marker: check the diff before the tests.";
 const ACTIVE_SKILLS = 1000;
 const INSTRUCTIONS_BUDGET = 6000;
 
@@ -79,7 +79,7 @@ export async function rpcAnswer(res: Response): Promise<RpcMessage> {
 }
 
 /** About 2 KB of Markdown that no credential rule mistakes for a secret. */
-function skillBody(): string {
+export function skillBody(): string {
   const paragraph =
     "Read the change as a whole first, then file by file. Note what the change claims to do, whether the tests " +
     "cover it, and what could break for the people who call this code. Prefer small, concrete suggestions.\n\n";

@@ -4,6 +4,7 @@
  *    on PGlite and on Postgres: requests/s, p50 and p99 latency, against the targets
  *    (Postgres: ≥ 3,000 requests/s, p99 < 25 ms on 2 cores).
  *    Then, on Postgres: the MCP endpoint, skills, the proxy, and the activity list over 1,000,000 events.
+ *    Then the same journey on Workers, in workerd (workers.ts), beside the Node figures.
  * 2. One password hash (scrypt N=2^14, r=8, p=5): Node's native scrypt and the portable one the
  *    Worker runs, since Workers meter CPU per request.
  */
@@ -19,6 +20,7 @@ import { benchOAuth, type OAuthFigures, printOAuth } from "./oauth";
 import { benchProxy, type ProxyFigures, printProxy } from "./proxy";
 import { startServerProcess } from "./server-process";
 import { benchSkills, type SkillsFigures } from "./skills";
+import { benchWorkers, printWorkers } from "./workers";
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -223,6 +225,9 @@ const hashes = [
 ];
 console.log("\nOne password hash, scrypt N=2^14 r=8 p=5 (median of 5)");
 for (const h of hashes) console.log(`${h.label.padEnd(34)}${pad(h.median.toFixed(0), 6)} ms`);
+
+// On a database and a workerd of its own, after the Node server has stopped.
+printWorkers(await benchWorkers(), { skillsGetP50: mcpRow?.seqP50, proxiedP50: proxyRow?.proxiedP50 });
 
 // postgres.js under sustained pipelining (patches/postgres+3.4.9.patch): without the patch the
 // rate fell round after round (38k → 11k queries/s over 300k here) as its queue filled with holes.

@@ -1,0 +1,124 @@
+/**
+ * The Workers topology for the bench, in workerd through Miniflare as test/src/worker/worker.test.ts
+ * starts it with `proxy: true`: the built api Worker (api/dist/worker) with its static assets and
+ * local Hyperdrive, and the proxy Worker (api/dist/proxy) with its UpstreamSessions Durable Object,
+ * bound to each other as in infra/. That test keeps its starter to itself, so the pieces come from
+ * the shared harness (paths, build, assets, scratch database, shutdown) and only the two workers'
+ * options are written here. No production-cap entry in front: the bench times the real script.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { migratePostgresDatabase } from "@loadout/db/open";
+import { Miniflare } from "miniflare";
+import {
+  assetsOptions,
+  buildWorkerIfStale,
+  disposeAfterDatabase,
+  proxyScriptPath,
+  scratchDatabase,
+  scriptPath,
+  wranglerConfigPath,
+} from "../src/worker/harness";
+
+const wranglerConfig = readFileSync(wranglerConfigPath, "utf8");
+const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "2026-04-20";
+const compatibilityFlags: string[] = JSON.parse(
+  /"compatibility_flags"\s*:\s*(\[[^\]]*\])/.exec(wranglerConfig)?.[1] ?? '["nodejs_compat"]',
+);
+
+export interface WorkersTopology {
+  mf: Miniflare;
+  /** The bench's own fresh database, migrated; nothing else connects to it. */
+  databaseUrl: string;
+  databaseName: string;
+  /** workerd's process id, whose CPU time covers both Workers. */
+  workerdPid: number;
+  /** What the Workers wrote to their console. */
+  logs: string[];
+  /** Sends a request into the api Worker, as `fetch` would (Miniflare's dispatchFetch). */
+  send(url: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** The workerd process Miniflare spawned under this one (the newest, if several). */
+function findWorkerd(): number {
+  const ours = new Set([process.pid]);
+  const found: number[] = [];
+  // /proc lists in pid order, so a parent comes before its children.
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!ours.has(ppid)) continue;
+    ours.add(pid);
+    if (comm === "workerd") found.push(pid);
+  }
+  const pid = found.at(-1);
+  if (pid === undefined) throw new Error("no workerd process under this one");
+  return pid;
+}
+
+export async function startWorkersTopology(bindings: Record<string, string>): Promise<WorkersTopology> {
+  buildWorkerIfStale();
+  const database = await scratchDatabase("loadout_bench_w");
+  await migratePostgresDatabase(database.url);
+  const logs: string[] = [];
+  // Hyperdrive's local binding insists on a password; trust authentication ignores it.
+  const hyperdrive = new URL(database.url);
+  if (!hyperdrive.password) hyperdrive.password = "unused";
+  const loopback = { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" };
+  const mf = new Miniflare({
+    workers: [
+      {
+        name: "loadout",
+        modules: [{ type: "ESModule", path: scriptPath }],
+        modulesRoot: path.dirname(scriptPath),
+        compatibilityDate,
+        compatibilityFlags,
+        hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
+        bindings: { ...bindings, ...loopback },
+        serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
+        ...assetsOptions(),
+      },
+      {
+        name: "loadout-proxy",
+        modules: true,
+        scriptPath: proxyScriptPath,
+        modulesRoot: path.dirname(proxyScriptPath),
+        compatibilityDate,
+        compatibilityFlags: ["nodejs_compat"],
+        durableObjects: { SESSIONS: "UpstreamSessions" },
+        bindings: loopback,
+        serviceBindings: { LOADOUT_API: { name: "loadout", entrypoint: "ToolsChanged" } },
+      },
+    ],
+    // No request.cf data: Miniflare would otherwise download it.
+    cf: false,
+    handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
+      logs.push(`${level}: ${message}`);
+    },
+  });
+  try {
+    await mf.ready;
+  } catch (error) {
+    await disposeAfterDatabase(mf, database.drop);
+    throw error;
+  }
+  return {
+    mf,
+    databaseUrl: database.url,
+    databaseName: new URL(database.url).pathname.slice(1),
+    workerdPid: findWorkerd(),
+    logs,
+    send: (url, init) =>
+      mf.dispatchFetch(url, init as Parameters<Miniflare["dispatchFetch"]>[1]) as unknown as Promise<Response>,
+    stop: () => disposeAfterDatabase(mf, database.drop, database.url),
+  };
+}

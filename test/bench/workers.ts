@@ -1,0 +1,304 @@
+/**
+ * Workers figures (issue 17's targets), in workerd through Miniflare: the api Worker and the proxy
+ * Worker with its Durable Object (workers-topology.ts), local Hyperdrive to a fresh database on the
+ * machine's Postgres. Part of `npm run bench`; alone: `npx tsx test/bench/workers.ts`.
+ * 1. Warm `tools/call skills get` with the SDK v2 client over dispatchFetch, negotiating 2026-07-28
+ *    and on the default 2025 handshake: p50/p90 over CALLS sequential calls after WARM ones, and
+ *    SQL statements per call, counted by Postgres (pg-statements.ts).
+ * 2. A warm proxied call (`echo` of an upstream started here, imported, tested and approved
+ *    through REST): p50/p90, SQL statements and upstream requests per call.
+ * 3. The api Worker's bundle, gzip and raw: the script `npm run build -w @loadout/api` writes, which
+ *    is the same `wrangler deploy --dry-run` of infra/wrangler.jsonc that bundle.test.ts sizes.
+ * 4. Sign-up (scrypt in portable JS): wall time per request and workerd's CPU time per request
+ *    (utime + stime of the workerd process), against Cloudflare's CPU limits per request.
+ * The call log is written after each answer (no CALL_LOG Queue bound, as in worker.test.ts), so its
+ * insert is among the statements counted. Every answer is checked; any failure throws.
+ */
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import postgres from "postgres";
+import { addApprovedServer, signUpAccount } from "../src/helpers/account";
+import type { Era } from "../src/helpers/mcp-parity";
+import { startStatelessUpstream } from "../src/helpers/upstreams";
+import { proxyScriptPath, scriptPath } from "../src/worker/harness";
+import { MARKER, percentile, SKILL, skillBody } from "./mcp";
+import { StatementCounter } from "./pg-statements";
+import { cpuMs } from "./proxy";
+import { startWorkersTopology, type WorkersTopology } from "./workers-topology";
+
+const CALLS = Number(process.env.BENCH_WORKERS_CALLS ?? 300);
+const WARM = 30;
+const SIGN_UPS = 5;
+const ORIGIN = "http://loadout.test";
+const PASSWORD = "correct horse battery";
+const PG_BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ERAS: Era[] = ["modern", "legacy"];
+/** Cloudflare's CPU time per request: the Free plan's limit, and the Paid plan's default (configurable to 5 min). */
+const FREE_CPU_MS = 10;
+const PAID_CPU_MS = 30_000;
+const GZIP_TARGET = 600 * 1024;
+
+export interface CallSeries {
+  era: Era;
+  calls: number;
+  p50: number;
+  p90: number;
+  statementsPerCall: number;
+  /** New Postgres backends per call (local Hyperdrive opens one per connection the Worker makes). */
+  sessionsPerCall: number;
+  upstreamRequestsPerCall?: number;
+  /** Rows the call log wrote per call (after the answer): one of the statements counted. */
+  callLogRowsPerCall: number;
+  /** workerd's CPU time per call (both Workers and the runtime's own share: above what Cloudflare meters). */
+  cpuPerCall: number;
+}
+
+export interface WorkersFigures {
+  skillsGet: CallSeries[];
+  proxied: CallSeries[];
+  bundle: { gzip: number; raw: number; proxyGzip: number; proxyRaw: number };
+  signUp: { firstMs: number; count: number; wallP50: number; cpuP50: number };
+  /** Transactions a new backend commits on its own (subtracted from the counts). */
+  startupTransactions: number;
+}
+
+/** The Node figures of the same run (sequential, 2026-07-28 over plain fetch), printed beside. */
+export interface NodeFigures {
+  skillsGetP50?: number | undefined;
+  proxiedP50?: number | undefined;
+}
+
+const textOf = (result: unknown) =>
+  ((result as { content?: { type: string; text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+async function connect(w: WorkersTopology, era: Era, token: string): Promise<Client> {
+  const client = new Client(
+    { name: `bench-workers-${era}`, version: "1.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: "auto" } } : {},
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: (url, init) => w.send(String(url), init),
+    }),
+  );
+  if (client.getProtocolEra() !== era) throw new Error(`the client spoke ${client.getProtocolEra()}, not ${era}`);
+  return client;
+}
+
+/** WARM calls, then CALLS timed ones, with the database's statements over the timed ones. */
+async function series(
+  w: WorkersTopology,
+  counter: StatementCounter,
+  era: Era,
+  call: (i: number) => Promise<void>,
+  upstreamRequests?: () => number,
+): Promise<CallSeries> {
+  for (let i = 0; i < WARM; i++) await call(i);
+  // Read outside the counted window: its own backend has gone (and flushed) before `read` returns.
+  const rowsBefore = await callLogRows(w.databaseUrl);
+  const before = await counter.read();
+  const requests = upstreamRequests?.() ?? 0;
+  const cpu = cpuMs(w.workerdPid);
+  const times: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const start = performance.now();
+    await call(i);
+    times.push(performance.now() - start);
+  }
+  const upstream = upstreamRequests ? (upstreamRequests() - requests) / CALLS : undefined;
+  const after = await counter.read();
+  // After the read: the records written after the last answers are in, and so is their CPU time.
+  const cpuPerCall = (cpuMs(w.workerdPid) - cpu) / CALLS;
+  const rowsAfter = await callLogRows(w.databaseUrl);
+  return {
+    era,
+    calls: CALLS,
+    p50: percentile(times, 0.5),
+    p90: percentile(times, 0.9),
+    statementsPerCall: counter.statements(before, after) / CALLS,
+    sessionsPerCall: (after.sessions - before.sessions) / CALLS,
+    callLogRowsPerCall: (rowsAfter - rowsBefore) / CALLS,
+    cpuPerCall,
+    ...(upstream === undefined ? {} : { upstreamRequestsPerCall: upstream }),
+  };
+}
+
+/** MCP call records so far (the call log's rows in audit_events). */
+async function callLogRows(databaseUrl: string): Promise<number> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from audit_events where action = 'mcp.call'`;
+    return row?.n ?? 0;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** Sizes of the scripts startWorkersTopology built (or found current). */
+function bundleSizes(): WorkersFigures["bundle"] {
+  const api = readFileSync(scriptPath);
+  const proxy = readFileSync(proxyScriptPath);
+  return {
+    gzip: gzipSync(api).byteLength,
+    raw: api.byteLength,
+    proxyGzip: gzipSync(proxy).byteLength,
+    proxyRaw: proxy.byteLength,
+  };
+}
+
+export async function benchWorkers(): Promise<WorkersFigures> {
+  const w = await startWorkersTopology({
+    LOADOUT_SECRET_KEY: "bench-workers-secret-key-0123456789abcdef",
+    LOADOUT_INSECURE_COOKIES: "1",
+  });
+  const upstream = await startStatelessUpstream({ name: "bench-workers-upstream" });
+  const counter = new StatementCounter(PG_BASE, w.databaseUrl);
+  try {
+    // 4. Sign-up first: the first one also loads the password dictionary and warms the isolate.
+    const signUp = async (email: string) => {
+      const cpu = cpuMs(w.workerdPid);
+      const start = performance.now();
+      const account = await signUpAccount(ORIGIN, email, PASSWORD, w.send);
+      return { account, wall: performance.now() - start, cpu: cpuMs(w.workerdPid) - cpu };
+    };
+    const first = await signUp("bench-workers@example.com");
+    const account = first.account;
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let i = 0; i < SIGN_UPS; i++) {
+      const timed = await signUp(`bench-workers-${i}@example.com`);
+      walls.push(timed.wall);
+      cpus.push(timed.cpu);
+    }
+
+    const token = (await account.token(["mcp", "skills:read", "skills:write"])).secret;
+    const created = await w.send(`${ORIGIN}/v1/workspaces/me/skills`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: SKILL,
+        description: "Reviews a change for the bench: use when measuring skills get.",
+        instructions: skillBody(),
+      }),
+    });
+    if (created.status !== 201)
+      throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
+    await addApprovedServer(account, "bench", upstream.url);
+    await counter.calibrate();
+
+    const skillsGet: CallSeries[] = [];
+    const proxied: CallSeries[] = [];
+    for (const era of ERAS) {
+      const client = await connect(w, era, token);
+      try {
+        skillsGet.push(
+          await series(w, counter, era, async () => {
+            const got = await client.callTool({ name: "skills", arguments: { action: "get", name: SKILL } });
+            if (got.isError || !textOf(got).includes(MARKER))
+              throw new Error(`skills get (${era}) answered: ${textOf(got).slice(0, 300)}`);
+          }),
+        );
+        proxied.push(
+          await series(
+            w,
+            counter,
+            era,
+            async (i) => {
+              const echoed = await client.callTool({ name: "bench_echo", arguments: { text: `warm ${i}` } });
+              if (echoed.isError || !textOf(echoed).includes(`warm ${i}`))
+                throw new Error(`bench_echo (${era}) answered: ${textOf(echoed).slice(0, 300)}`);
+            },
+            () => upstream.requests(),
+          ),
+        );
+      } finally {
+        await client.close().catch(() => {});
+      }
+    }
+
+    return {
+      skillsGet,
+      proxied,
+      bundle: bundleSizes(),
+      signUp: {
+        firstMs: first.wall,
+        count: SIGN_UPS,
+        wallP50: percentile(walls, 0.5),
+        cpuP50: percentile(cpus, 0.5),
+      },
+      startupTransactions: counter.startupTransactions,
+    };
+  } catch (error) {
+    console.error(`Worker console:\n${w.logs.slice(-40).join("\n")}`);
+    throw error;
+  } finally {
+    await counter.end();
+    await upstream.stop();
+    await w.stop();
+  }
+}
+
+const x = (v: number) => v.toFixed(2);
+const label = (s: string) => s.padEnd(49);
+const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+const ERA_LABEL: Record<Era, string> = { modern: "2026-07-28", legacy: "2025 handshake" };
+const verdict = (value: number, target: number) =>
+  `(${target === 0 ? (value === 0 ? "ok" : "NOT OK") : `${x(value / target)}×${value <= target ? "" : ", OVER"}`})`;
+
+const detail = (s: CallSeries) =>
+  `of which call-log inserts after the answer ${x(s.callLogRowsPerCall)}; new Postgres backends per call ${x(s.sessionsPerCall)}`;
+const printCpu = (s: CallSeries) =>
+  console.log(
+    `${label("  workerd CPU time per call")}${x(s.cpuPerCall).padStart(6)} ms     Free plan ≤ ${FREE_CPU_MS} ms ${verdict(s.cpuPerCall, FREE_CPU_MS)}`,
+  );
+
+/** The section `npm run bench` prints. */
+export function printWorkers(f: WorkersFigures, node: NodeFigures = {}): void {
+  console.log(
+    `\n${label("Workers (workerd via Miniflare, local Hyperdrive)")}measured     target        (SDK v2 client, ${f.skillsGet[0]?.calls ?? 0} sequential warm calls each)`,
+  );
+  const nodeBeside = (p50: number | undefined) =>
+    p50 === undefined ? "" : `   Node this run: p50 ${x(p50)} ms (2026-07-28, plain fetch)`;
+  for (const s of f.skillsGet) {
+    console.log(
+      `${label(`tools/call skills get, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     ≤ 5 ms ${verdict(s.p50, 5)}   p90 ${x(s.p90)} ms${nodeBeside(node.skillsGetP50)}`,
+    );
+    console.log(
+      `${label("  SQL statements per call")}${x(s.statementsPerCall).padStart(6)}        ≤ 1 ${verdict(s.statementsPerCall, 1)}   ${detail(s)}`,
+    );
+    printCpu(s);
+  }
+  for (const s of f.proxied) {
+    console.log(
+      `${label(`proxied tools/call echo, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     -                p90 ${x(s.p90)} ms${nodeBeside(node.proxiedP50)}`,
+    );
+    console.log(
+      `${label("  SQL statements per call")}${x(s.statementsPerCall).padStart(6)}        0 ${verdict(s.statementsPerCall, 0)}     ${detail(s)}`,
+    );
+    const upstream = s.upstreamRequestsPerCall ?? Number.NaN;
+    console.log(
+      `${label("  upstream requests per call")}${x(upstream).padStart(6)}        1 ${Math.abs(upstream - 1) < 0.005 ? "(ok)" : "(NOT OK)"}`,
+    );
+    printCpu(s);
+  }
+  const b = f.bundle;
+  console.log(
+    `${label("api Worker bundle, gzip")}${kib(b.gzip).padStart(10)}  ≤ 600 KiB ${verdict(b.gzip, GZIP_TARGET)}   raw ${kib(b.raw)}; proxy Worker ${kib(b.proxyGzip)} gzip, ${kib(b.proxyRaw)} raw`,
+  );
+  const s = f.signUp;
+  console.log(
+    `${label(`sign-up (portable scrypt), median of ${s.count}, wall`)}${s.wallP50.toFixed(0).padStart(6)} ms     -                first sign-up ${s.firstMs.toFixed(0)} ms (loads the password dictionary)`,
+  );
+  console.log(
+    `${label("  workerd CPU time per sign-up")}${s.cpuP50.toFixed(0).padStart(6)} ms     Free plan ≤ ${FREE_CPU_MS} ms ${verdict(s.cpuP50, FREE_CPU_MS)}   Paid default ≤ 30 s ${verdict(s.cpuP50, PAID_CPU_MS)}`,
+  );
+  console.log(
+    `${label("  (counting: a new backend's own transactions)")}${String(f.startupTransactions).padStart(6)}        measured, subtracted per backend from pg_stat_database's xact delta`,
+  );
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) printWorkers(await benchWorkers());
