@@ -34,7 +34,14 @@ export interface InstructionsOptions {
   mode?: "agent" | "plan" | "goal";
   /** Kinds the client loads from its own folders on this device (domain/fitting): not listed again. */
   leaveOut?: ReadonlySet<InstructionItem["kind"]>;
+  /** Lazy tools: the remote servers' tools are found with find_tools and called with call_tool. */
+  lazyTools?: boolean;
 }
+
+/** What a lazy-tools session is told (DESIGN.md, "Lazy tools"). */
+export const LAZY_TOOLS_BLOCK =
+  "## Remote tools (Loadout)\n" +
+  'The tools of your remote MCP servers are not listed, to save context. Find one with find_tools(query="what it should do"), which gives matching tools with their inputSchema, then call it with call_tool(name="…", arguments={…}).';
 
 /**
  * What a session in plan or goal mode is told first (DESIGN.md, "Modes"): that it is in that mode,
@@ -52,12 +59,13 @@ export function modeBlock(mode: "agent" | "plan" | "goal"): string | null {
 /** The handshake's instructions: the session's mode where it restricts, then its skills and personas. */
 export function instructionsBlock(
   all: readonly InstructionItem[],
-  { mode = "agent", leaveOut }: InstructionsOptions = {},
+  { mode = "agent", leaveOut, lazyTools = false }: InstructionsOptions = {},
 ): string | null {
   const items = leaveOut?.size ? all.filter((i) => !leaveOut.has(i.kind)) : all;
-  const restricted = modeBlock(mode);
-  const skills = skillsBlock(items);
-  return restricted && skills ? `${restricted}\n\n${skills}` : (restricted ?? skills);
+  const blocks = [modeBlock(mode), lazyTools ? LAZY_TOOLS_BLOCK : null, skillsBlock(items)].filter(
+    (block): block is string => block !== null,
+  );
+  return blocks.length ? blocks.join("\n\n") : null;
 }
 
 function skillsBlock(items: readonly InstructionItem[]): string | null {

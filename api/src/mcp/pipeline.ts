@@ -33,6 +33,7 @@ import { type PlainCall, plainCall, plainListing } from "./classify";
 import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
+import { lazyTools } from "./lazy-tools";
 import {
   answersIn,
   ClientAnswerError,
@@ -308,11 +309,13 @@ export function mcpPipeline(
     // The registry's tools for this request: the built-ins this session is offered and, for a
     // listing, the upstream catalog; for a call, the one tool it names (an upstream's looked up, with
     // every check made again at dispatch); none for the extension's requests.
-    const builtIns = single ? [] : builtInTools(session, searchFetch);
+    const lazy = decided.lazy;
+    const builtIns = single ? [] : [...builtInTools(session, searchFetch), ...(lazy ? lazyTools(serverDeps) : [])];
     let tools: LoadoutTool[] = builtIns;
     let catalog: ProxiedTool[] | undefined;
     let called: LoadoutTool | undefined;
-    if (method === "tools/list") {
+    // Lazy mode lists no upstream tool: find_tools finds them.
+    if (method === "tools/list" && !lazy) {
       catalog = await proxiedCatalog(
         ctx.db,
         session,
@@ -472,6 +475,7 @@ export function mcpPipeline(
               })),
               {
                 mode: session.mode,
+                lazyTools: lazy,
                 leaveOut: await kindsFittedOut(ctx.db, {
                   userId: principal.userId,
                   clientName: client?.name,

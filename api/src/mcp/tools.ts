@@ -104,3 +104,32 @@ export const SkillEditToolInput = memoized(z.object(SkillEditToolInputShape));
 export const SearchToolInput = memoized(z.object(SearchToolInputShape));
 
 export const FetchToolInput = memoized(z.object(FetchToolInputShape));
+
+/** Lazy tools (see lazy-tools.ts): finding the session's upstream tools, and calling one by name. */
+const FindToolsInputShape = {
+  query: Line()
+    .max(500)
+    .describe("Words of what the tool should do (matched against names, titles and descriptions); empty lists all"),
+  limit: z.number().int().min(1).max(50).optional().describe("At most this many tools (default 10)"),
+};
+const CallToolInputShape = {
+  name: Line().max(200).describe("The tool's name as find_tools gave it"),
+  arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments, as its inputSchema says"),
+};
+export const FIND_TOOLS_ANNOTATIONS = {
+  title: "Find tools",
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+/** What a called tool may do is its own annotations' to say; call_tool itself promises nothing. */
+export const CALL_TOOL_ANNOTATIONS = {
+  title: "Call a tool",
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+export const FindToolsInput = memoized(z.object(FindToolsInputShape));
+export const CallToolInput = memoized(z.object(CallToolInputShape));

@@ -20,6 +20,10 @@ export const CreateEndpointInput = z
       .boolean()
       .optional()
       .openapi({ description: "Offer ChatGPT's search and fetch tools on this endpoint." }),
+    lazyTools: z.boolean().optional().openapi({
+      description:
+        "List find_tools and call_tool instead of every remote server tool (the same as ?tools=lazy), to save context.",
+    }),
   })
   .openapi("CreateEndpointInput");
 export type CreateEndpointInput = z.infer<typeof CreateEndpointInput>;
@@ -31,6 +35,7 @@ export const EndpointSchema = z
     project: z.string().nullable(),
     mode: McpMode,
     searchFetch: z.boolean(),
+    lazyTools: z.boolean(),
     path: z
       .string()
       .openapi({ description: "The endpoint's path, to append to this server's origin.", example: "/mcp/e/mep_01…" }),

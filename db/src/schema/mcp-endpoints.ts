@@ -24,6 +24,8 @@ export const mcpEndpoints = pgTable(
       .default("agent"),
     /** Offer ChatGPT's `search` and `fetch` tools on this endpoint. */
     searchFetch: boolean("search_fetch").notNull().default(false),
+    /** Lazy tools: upstream tools are found with find_tools and called with call_tool, not listed. */
+    lazyTools: boolean("lazy_tools").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("mcp_endpoints_user_idx").on(t.userId)],

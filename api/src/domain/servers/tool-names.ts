@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 
 /** Tools Loadout serves itself; no proxied name may equal one of them. */
-export const BUILT_IN_TOOL_NAMES = ["skills", "skill_edit", "search", "fetch"] as const;
+export const BUILT_IN_TOOL_NAMES = ["skills", "skill_edit", "search", "fetch", "find_tools", "call_tool"] as const;
 
 /**
  * Clients add their own prefix inside a 64-character budget (Claude Code shows

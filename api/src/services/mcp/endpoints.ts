@@ -14,6 +14,7 @@ const view = (row: Row): EndpointView => ({
   project: row.project,
   mode: row.mode,
   searchFetch: row.searchFetch,
+  lazyTools: row.lazyTools,
   path: `/mcp/e/${row.id}`,
   createdAt: row.createdAt.toISOString(),
 });
@@ -36,6 +37,7 @@ export async function createEndpoint({
     project,
     mode: input.mode ?? "agent",
     searchFetch: input.searchFetch ?? false,
+    lazyTools: input.lazyTools ?? false,
     createdAt: ctx.now,
   };
   await ctx.db.transaction(async (tx) => {
@@ -45,7 +47,7 @@ export async function createEndpoint({
       action: "endpoint.created",
       targetType: "endpoint",
       targetId: row.id,
-      data: { name: row.name, project, mode: row.mode },
+      data: { name: row.name, project, mode: row.mode, lazyTools: row.lazyTools },
     });
   });
   return view(row);

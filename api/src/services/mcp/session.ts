@@ -34,11 +34,13 @@ export function sessionKey(inputs: SessionInputs): string {
 export interface DecidedSession {
   session: McpSession;
   /** The saved endpoint the URL named (`/mcp/e/{id}`). */
-  endpoint: { id: string; searchFetch: boolean } | null;
+  endpoint: { id: string; searchFetch: boolean; lazyTools: boolean } | null;
   /** The server a single-server URL named (`/mcp/s/{ws}/{slug}`), in the caller's workspace. */
   single: SingleServer | null;
   /** Whether the client's MCP roots may still name the project (see chooseSession). */
   rootsMayName: boolean;
+  /** Lazy tools (`?tools=lazy`, or the saved endpoint's setting): upstream tools are found and called through find_tools and call_tool. */
+  lazy: boolean;
 }
 
 /**
@@ -54,7 +56,13 @@ export async function decideSession(
   target: { endpointId: string | null; single: { ws: string; slug: string } | null },
 ): Promise<DecidedSession> {
   const { principal } = resolved;
-  let endpoint: { id: string; mode: McpSession["mode"]; project: string | null; searchFetch: boolean } | null = null;
+  let endpoint: {
+    id: string;
+    mode: McpSession["mode"];
+    project: string | null;
+    searchFetch: boolean;
+    lazyTools: boolean;
+  } | null = null;
   if (target.endpointId) {
     const id = target.endpointId;
     endpoint = await hot.byUser(`endpoint\u0000${principal.userId}\u0000${id}`, principal.userId, () =>
@@ -89,8 +97,9 @@ export async function decideSession(
       mode: choice.mode,
       caches: hot,
     },
-    endpoint: endpoint ? { id: endpoint.id, searchFetch: endpoint.searchFetch } : null,
+    endpoint: endpoint ? { id: endpoint.id, searchFetch: endpoint.searchFetch, lazyTools: endpoint.lazyTools } : null,
     single,
     rootsMayName: choice.rootsMayName,
+    lazy: !single && (query?.get("tools") === "lazy" || Boolean(endpoint?.lazyTools)),
   };
 }

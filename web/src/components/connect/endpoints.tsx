@@ -19,7 +19,7 @@ export const MODES: { value: McpMode; label: string }[] = [
   { value: "goal", label: "goal: read-only tools" },
 ];
 
-const FIELDS = ["name", "project", "mode", "searchFetch"] as const;
+const FIELDS = ["name", "project", "mode", "searchFetch", "lazyTools"] as const;
 
 type EndpointFormProps = { onSaved: (endpoint: Endpoint) => void };
 
@@ -30,6 +30,7 @@ export function EndpointForm({ onSaved }: EndpointFormProps) {
   const [project, setProject] = useState("");
   const [mode, setMode] = useState<McpMode>("agent");
   const [searchFetch, setSearchFetch] = useState(false);
+  const [lazyTools, setLazyTools] = useState(false);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
@@ -42,6 +43,7 @@ export function EndpointForm({ onSaved }: EndpointFormProps) {
       ...(project.trim() ? { project: project.trim() } : {}),
       mode,
       searchFetch,
+      lazyTools,
     };
     try {
       const saved = await createEndpoint(input);
@@ -49,6 +51,7 @@ export function EndpointForm({ onSaved }: EndpointFormProps) {
       setProject("");
       setMode("agent");
       setSearchFetch(false);
+      setLazyTools(false);
       onSaved(saved);
     } catch (caught) {
       if (!handleAuthError(caught)) setError(caught);
@@ -121,6 +124,26 @@ export function EndpointForm({ onSaved }: EndpointFormProps) {
           <p id={`${id}-search-fetch-hint`} className="field-hint">
             Adds the <code>search</code> and <code>fetch</code> tools ChatGPT uses outside developer mode.
             {fields.searchFetch && <span className="field-error"> {fields.searchFetch}</span>}
+          </p>
+        </div>
+      </div>
+      <div className="check-option">
+        <input
+          id={`${id}-lazy-tools`}
+          type="checkbox"
+          className="checkbox"
+          checked={lazyTools}
+          onChange={(event) => setLazyTools(event.target.checked)}
+          aria-describedby={`${id}-lazy-tools-hint`}
+        />
+        <div>
+          <label htmlFor={`${id}-lazy-tools`} className="field-label">
+            Lazy tools
+          </label>
+          <p id={`${id}-lazy-tools-hint`} className="field-hint">
+            Lists <code>find_tools</code> and <code>call_tool</code> instead of every remote server tool, so a client
+            with many servers spends fewer tokens each turn (the same as adding <code>?tools=lazy</code> to a URL).
+            {fields.lazyTools && <span className="field-error"> {fields.lazyTools}</span>}
           </p>
         </div>
       </div>
@@ -214,6 +237,7 @@ function EndpointRow({ endpoint, origin, onDelete }: EndpointRowProps) {
             {endpoint.mode}
           </li>
           {endpoint.searchFetch && <li className="chip">search + fetch</li>}
+          {endpoint.lazyTools && <li className="chip">lazy tools</li>}
         </ul>
       </td>
       <td data-label="URL" className="endpoint-url-cell">

@@ -8,6 +8,7 @@ export type Endpoint = {
   project: string | null;
   mode: McpMode;
   searchFetch: boolean;
+  lazyTools: boolean;
   path: string; // "/mcp/e/<id>", to append to this origin
   createdAt: string;
 };
@@ -19,6 +20,7 @@ export type CreateEndpointInput = {
   project?: string;
   mode?: McpMode;
   searchFetch?: boolean;
+  lazyTools?: boolean;
 };
 
 export type Connection = {

@@ -1,0 +1,55 @@
+/**
+ * Lazy tools (DESIGN.md "Lazy tools"): instead of every upstream tool's definition in every
+ * `tools/list`, a session may offer `find_tools` and `call_tool`. These are the pure rules: how a
+ * query ranks tools, and what a definition costs a client in tokens.
+ */
+
+/** A tool as the search reads it: the definition `tools/list` would have listed. */
+export interface SearchableTool {
+  name: string;
+  title?: string;
+  description?: string;
+}
+
+/**
+ * A definition's estimated cost in a model's context: its JSON at about four characters a token,
+ * the rule of thumb for English text and JSON with common tokenizers. An estimate to compare
+ * catalogs by, not a count (no tokenizer is shipped for it).
+ */
+export function estimatedTokens(definition: unknown): number {
+  return Math.ceil(JSON.stringify(definition).length / 4);
+}
+
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+/**
+ * The tools matching a query, best first, at most `limit`: a word of the query in a tool's name
+ * counts most, then in its title, then in its description (a word that is a prefix of one
+ * counts half). Ties keep the listing's order, so the answer is the same for the same catalog.
+ * An empty query matches every tool, in listing order.
+ */
+export function rankTools<T extends SearchableTool>(tools: readonly T[], query: string, limit: number): T[] {
+  const asked = [...new Set(words(query))];
+  if (asked.length === 0) return tools.slice(0, limit);
+  const scored: { tool: T; score: number; index: number }[] = [];
+  tools.forEach((tool, index) => {
+    const fields: [string[], number][] = [
+      [words(tool.name), 6],
+      [words(tool.title ?? ""), 3],
+      [words(tool.description ?? ""), 1],
+    ];
+    let score = 0;
+    for (const word of asked)
+      for (const [field, weight] of fields) {
+        if (field.includes(word)) score += weight;
+        else if (field.some((w) => w.startsWith(word))) score += weight / 2;
+      }
+    if (score > 0) scored.push({ tool, score, index });
+  });
+  scored.sort((a, b) => b.score - a.score || a.index - b.index);
+  return scored.slice(0, limit).map((s) => s.tool);
+}

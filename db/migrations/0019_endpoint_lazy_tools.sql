@@ -1,0 +1,1 @@
+ALTER TABLE "mcp_endpoints" ADD COLUMN "lazy_tools" boolean DEFAULT false NOT NULL;
