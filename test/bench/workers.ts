@@ -259,7 +259,7 @@ const printCpu = (s: CallSeries) =>
 /** The section `npm run bench` prints. */
 export function printWorkers(f: WorkersFigures, node: NodeFigures = {}): void {
   console.log(
-    `\n${label("Workers (workerd via Miniflare, local Hyperdrive)")}measured     target        (SDK v2 client, ${f.skillsGet[0]?.calls ?? 0} sequential warm calls each)`,
+    `\n${label("Workers (workerd, Miniflare, local Hyperdrive)")}measured     target        (SDK v2 client, ${f.skillsGet[0]?.calls ?? 0} sequential warm calls each)`,
   );
   const nodeBeside = (p50: number | undefined) =>
     p50 === undefined ? "" : `   Node this run: p50 ${x(p50)} ms (2026-07-28, plain fetch)`;
