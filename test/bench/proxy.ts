@@ -1,7 +1,9 @@
 /**
  * Proxy figures (Postgres), on loopback with a warm upstream connection:
  * 1. `tools/list` across 16 servers × 64 tools, all from the cache in Postgres: server p50/p99.
- * 2. The upstream requests a second session's listing costs (must be 0).
+ * 2. The upstream requests a second session's listing costs (must be 0). Then lazy mode
+ *    (`?tools=lazy`) over the same catalog: `tools/list` and `find_tools` server p50, and the
+ *    estimated tokens of the full listing against the lazy one.
  * 3. `tools/call echo` of a light upstream of its own (`bench-echo`, the helper's 5 tools: the
  *    helper builds an SDK server per request, so 64 tools would cost more than the call), in a
  *    process of its own (see echo-process.ts), through /mcp against the same call made directly
@@ -19,6 +21,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { estimatedTokens } from "@loadout/api/domain/mcp/tool-search";
 import { type StatelessUpstream, startStatelessUpstream } from "../src/helpers/upstreams";
 import { type EchoProcess, startEchoProcess } from "./echo-process";
 import { type FloorProxy, startFloorProxy } from "./floor-proxy";
@@ -54,6 +57,11 @@ export interface ProxyFigures {
   listServers: number;
   listTools: number;
   listP50: number;
+  lazyListP50: number;
+  findToolsP50: number;
+  /** Estimated tokens (see domain/mcp/tool-search.ts) of the full `tools/list` and of the lazy one. */
+  fullListTokens: number;
+  lazyListTokens: number;
   listP99: number;
   secondSessionUpstreamRequests: number;
 }
@@ -104,6 +112,8 @@ const callBody = (name: string, text: string) =>
     method: "tools/call",
     params: { name, arguments: { text }, _meta: META },
   });
+/** Lazy-mode rounds (each a listing and a find_tools), the first 20 warming up. */
+const LAZY_ROUNDS = 120;
 const LIST_BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
 
 export async function rest(url: string, token: string, path: string, body?: unknown) {
@@ -190,6 +200,48 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     }
     const after = upstreams.reduce((n, u) => n + u.requests(), 0);
 
+    // Lazy mode over the same catalog: its listing, and a search of it.
+    const lazyList: number[] = [];
+    const found: number[] = [];
+    let fullTools: unknown[] = [];
+    let lazyTools: unknown[] = [];
+    {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: mcpHeaders(token, "tools/list"),
+        body: LIST_BODY,
+      });
+      fullTools = ((await rpcAnswer(res)).result?.tools as unknown[] | undefined) ?? [];
+    }
+    const findBody = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "find_tools", arguments: { query: "filler query" }, _meta: META },
+    });
+    for (let i = 0; i < LAZY_ROUNDS; i++) {
+      const listed = await fetch(`${server.url}/mcp?tools=lazy`, {
+        method: "POST",
+        headers: mcpHeaders(token, "tools/list"),
+        body: LIST_BODY,
+      });
+      const listAnswer = await rpcAnswer(listed);
+      lazyTools = (listAnswer.result?.tools as unknown[] | undefined) ?? [];
+      const searched = await fetch(`${server.url}/mcp?tools=lazy`, {
+        method: "POST",
+        headers: mcpHeaders(token, "tools/call", "find_tools"),
+        body: findBody,
+      });
+      const searchAnswer = await rpcAnswer(searched);
+      const hits = (searchAnswer.result?.structuredContent as { tools?: unknown[] } | undefined)?.tools?.length ?? 0;
+      if (listed.status !== 200 || lazyTools.length !== 4 || searched.status !== 200 || hits === 0)
+        throw new Error(`lazy mode answered ${JSON.stringify({ listAnswer, searchAnswer }).slice(0, 300)}`);
+      if (i >= 20) {
+        lazyList.push(Number(/dur=([\d.]+)/.exec(listed.headers.get("server-timing") ?? "")?.[1]));
+        found.push(Number(/dur=([\d.]+)/.exec(searched.headers.get("server-timing") ?? "")?.[1]));
+      }
+    }
+
     // The light upstream for the calls, imported after the listings so that they stay 16 × 64.
     echo = await startEchoProcess("bench-echo");
     await importServers(server.url, token, { [ECHO_SLUG]: { url: echo.url } });
@@ -264,6 +316,10 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       listTools: listed,
       listP50: p50(list),
       listP99: p99(list),
+      lazyListP50: p50(lazyList),
+      findToolsP50: p50(found),
+      fullListTokens: estimatedTokens(fullTools),
+      lazyListTokens: estimatedTokens(lazyTools),
       secondSessionUpstreamRequests: after - before,
     };
   } finally {
@@ -311,6 +367,15 @@ export function printProxy(f: ProxyFigures): void {
   );
   console.log(
     `${label(`tools/list, ${f.listServers} servers, ${f.listTools} tools, p50 server`)}${x(f.listP50).padStart(6)} ms     ≤ 5 ms (${x(f.listP50 / 5)}×)     p99 ${x(f.listP99)} ms`,
+  );
+  console.log(
+    `${label(`tools/list in lazy mode (?tools=lazy), p50 server`)}${x(f.lazyListP50).padStart(6)} ms     ≤ 2 ms (${x(f.lazyListP50 / 2)}×)`,
+  );
+  console.log(
+    `${label(`find_tools over the ${f.listTools} tools, p50 server`)}${x(f.findToolsP50).padStart(6)} ms     ≤ 2 ms (${x(f.findToolsP50 / 2)}×)`,
+  );
+  console.log(
+    `${label("estimated tokens of tools/list, full / lazy")}${String(f.fullListTokens).padStart(6)}        ${f.lazyListTokens} lazy (${x(f.fullListTokens / Math.max(1, f.lazyListTokens))}× fewer)`,
   );
   console.log(
     `${label("upstream requests for a second session's listing")}${String(f.secondSessionUpstreamRequests).padStart(6)}        0 ${f.secondSessionUpstreamRequests === 0 ? "(ok)" : "(NOT OK)"}`,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { estimatedTokens, rankTools } from "../domain/mcp/tool-search";
+import { estimatedTokens, indexTools, rankTools, type ToolIndex } from "../domain/mcp/tool-search";
 import { silentLogger } from "../logger";
-import { findProxiedTool, presentFound, proxiedCatalog } from "../services/mcp/proxied";
+import { findProxiedTool, type ProxiedTool, presentFound, proxiedCatalog } from "../services/mcp/proxied";
 import type { ServerDeps } from "../services/servers/upstreams";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { failure, textResult } from "./results";
@@ -9,6 +9,31 @@ import { CALL_TOOL_ANNOTATIONS, CallToolInput, FIND_TOOLS_ANNOTATIONS, FindTools
 
 /** What find_tools answers when no limit is given. */
 const DEFAULT_LIMIT = 10;
+
+type Definition = ProxiedTool["definition"];
+interface Searchable {
+  index: ToolIndex<Definition>;
+  tokens: Map<Definition, number>;
+  catalogTokens: number;
+}
+
+/**
+ * A catalog made searchable once: the cache hands out the same array while the catalog holds,
+ * and splitting a thousand tools' words and measuring them cost more than the search itself.
+ */
+const searchables = new WeakMap<ProxiedTool[], Searchable>();
+function searchable(catalog: ProxiedTool[]): Searchable {
+  let made = searchables.get(catalog);
+  if (!made) {
+    const definitions = catalog.map((t) => t.definition);
+    const tokens = new Map(definitions.map((d) => [d, estimatedTokens(d)] as const));
+    let catalogTokens = 0;
+    for (const n of tokens.values()) catalogTokens += n;
+    made = { index: indexTools(definitions), tokens, catalogTokens };
+    searchables.set(catalog, made);
+  }
+  return made;
+}
 
 /**
  * The two tools of lazy mode (`?tools=lazy`, DESIGN.md "Lazy tools"): the session's upstream
@@ -26,21 +51,17 @@ export function lazyTools(deps: ServerDeps): LoadoutTool[] {
     input: FindToolsInput,
     annotations: FIND_TOOLS_ANNOTATIONS,
     run: async ({ ctx, session }, { query, limit }) => {
-      const catalog = await proxiedCatalog(ctx.db, session, deps, ctx.logger ?? silentLogger, ctx.now);
-      const definitions = catalog.map((t) => t.definition);
-      const found = rankTools(definitions, query, limit ?? DEFAULT_LIMIT).map((definition) => ({
+      const catalog = searchable(await proxiedCatalog(ctx.db, session, deps, ctx.logger ?? silentLogger, ctx.now));
+      const found = rankTools(catalog.index, query, limit ?? DEFAULT_LIMIT).map((definition) => ({
         ...definition,
-        estimatedTokens: estimatedTokens(definition),
+        estimatedTokens: catalog.tokens.get(definition) ?? estimatedTokens(definition),
       }));
-      const structured = {
-        tools: found,
-        total: definitions.length,
-        catalogTokens: estimatedTokens(definitions),
-      };
+      const total = catalog.index.tools.length;
+      const structured = { tools: found, total, catalogTokens: catalog.catalogTokens };
       if (found.length === 0)
         return textResult(
-          definitions.length
-            ? `No tool matches "${query}" among ${definitions.length}; try other words, or an empty query for all.`
+          total
+            ? `No tool matches "${query}" among ${total}; try other words, or an empty query for all.`
             : "No remote MCP server tools are active here.",
           structured,
         );

@@ -519,8 +519,9 @@ export function mcpPipeline(
       };
       // A listen stream is fed by this session's changes alone: a handler of its own, whose bus
       // is the change feed narrowed to the session's user and workspaces (see list-changes.ts).
-      // Its resource subscriptions, on a single-server URL: those the session may read are watched
-      // upstream while the stream is open, and only those are acknowledged.
+      // Its resource subscriptions (a single-server URL's, or /mcp's namespaced ones): those the
+      // session may read are watched upstream while the stream is open, and only those are
+      // acknowledged.
       const listening = method === "subscriptions/listen" && feed && listChanged;
       let served = body;
       let watches: ResourceWatches | null = null;

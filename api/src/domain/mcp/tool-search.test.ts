@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { estimatedTokens, rankTools } from "./tool-search";
+import { estimatedTokens, indexTools, rankTools as rankIndexed } from "./tool-search";
+
+const rankTools = <T extends { name: string }>(tools: T[], query: string, limit: number) =>
+  rankIndexed(indexTools(tools), query, limit);
 
 const tools = [
   { name: "tracker_issues", title: "Issues", description: "Lists, reads, creates and closes issues." },

@@ -26,29 +26,37 @@ const words = (text: string) =>
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
 
+/** A catalog's tools with the words of their name, title and description split once. */
+export interface ToolIndex<T extends SearchableTool> {
+  tools: readonly T[];
+  fields: [string[], string[], string[]][];
+}
+
+/** Splits a catalog's words once, for every search of it (a catalog is kept while it holds). */
+export function indexTools<T extends SearchableTool>(tools: readonly T[]): ToolIndex<T> {
+  return { tools, fields: tools.map((t) => [words(t.name), words(t.title ?? ""), words(t.description ?? "")]) };
+}
+
+const WEIGHTS = [6, 3, 1] as const;
+
 /**
  * The tools matching a query, best first, at most `limit`: a word of the query in a tool's name
  * counts most, then in its title, then in its description (a word that is a prefix of one
  * counts half). Ties keep the listing's order, so the answer is the same for the same catalog.
  * An empty query matches every tool, in listing order.
  */
-export function rankTools<T extends SearchableTool>(tools: readonly T[], query: string, limit: number): T[] {
+export function rankTools<T extends SearchableTool>(index: ToolIndex<T>, query: string, limit: number): T[] {
   const asked = [...new Set(words(query))];
-  if (asked.length === 0) return tools.slice(0, limit);
+  if (asked.length === 0) return index.tools.slice(0, limit);
   const scored: { tool: T; score: number; index: number }[] = [];
-  tools.forEach((tool, index) => {
-    const fields: [string[], number][] = [
-      [words(tool.name), 6],
-      [words(tool.title ?? ""), 3],
-      [words(tool.description ?? ""), 1],
-    ];
+  index.fields.forEach((fields, i) => {
     let score = 0;
     for (const word of asked)
-      for (const [field, weight] of fields) {
-        if (field.includes(word)) score += weight;
-        else if (field.some((w) => w.startsWith(word))) score += weight / 2;
-      }
-    if (score > 0) scored.push({ tool, score, index });
+      fields.forEach((field, f) => {
+        if (field.includes(word)) score += WEIGHTS[f] as number;
+        else if (field.some((w) => w.startsWith(word))) score += (WEIGHTS[f] as number) / 2;
+      });
+    if (score > 0) scored.push({ tool: index.tools[i] as T, score, index: i });
   });
   scored.sort((a, b) => b.score - a.score || a.index - b.index);
   return scored.slice(0, limit).map((s) => s.tool);
