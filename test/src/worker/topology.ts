@@ -1,15 +1,16 @@
 /**
- * The Workers topology for the bench, in workerd through Miniflare as test/src/worker/worker.test.ts
- * starts it with `proxy: true`: the built api Worker (api/dist/worker) with its static assets and
- * local Hyperdrive, and the proxy Worker (api/dist/proxy) with its UpstreamSessions Durable Object,
- * bound to each other as in infra/. That test keeps its starter to itself, so the pieces come from
- * the shared harness (paths, build, assets, scratch database, shutdown) and only the two workers'
- * options are written here. No production-cap entry in front: the bench times the real script.
+ * The Workers topology as production runs it, in workerd through Miniflare: the built api Worker
+ * (api/dist/worker) with its static assets, local Hyperdrive and the call-log Queue (producer and
+ * its own consumer), and the proxy Worker (api/dist/proxy) with its UpstreamSessions Durable
+ * Object, bound to each other as in infra/. The pieces come from the shared harness (paths, build,
+ * assets, scratch database, shutdown). Used by the journey suite (test/src/journey) and the bench.
+ * No test entry in front: what runs is the real script.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { migratePostgresDatabase } from "@loadout/db/open";
 import { Miniflare } from "miniflare";
+import { unstable_readConfig } from "wrangler";
 import {
   assetsOptions,
   buildWorkerIfStale,
@@ -18,7 +19,7 @@ import {
   scratchDatabase,
   scriptPath,
   wranglerConfigPath,
-} from "../src/worker/harness";
+} from "./harness";
 
 const wranglerConfig = readFileSync(wranglerConfigPath, "utf8");
 const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "2026-04-20";
@@ -65,7 +66,17 @@ function findWorkerd(): number {
   return pid;
 }
 
-export async function startWorkersTopology(bindings: Record<string, string>): Promise<WorkersTopology> {
+/** The call-log queue the production config names (infra/wrangler.jsonc `queues.producers`). */
+const callLogQueue =
+  unstable_readConfig({ config: wranglerConfigPath }).queues.producers?.find(
+    (p: { binding: string }) => p.binding === "CALL_LOG",
+  )?.queue ?? "loadout-call-log";
+
+export async function startWorkersTopology(
+  bindings: Record<string, string>,
+  /** `queue: false` leaves out the call-log Queue (each call is then written after its answer). */
+  options: { queue?: boolean } = {},
+): Promise<WorkersTopology> {
   buildWorkerIfStale();
   const database = await scratchDatabase("loadout_bench_w");
   await migratePostgresDatabase(database.url);
@@ -85,6 +96,14 @@ export async function startWorkersTopology(bindings: Record<string, string>): Pr
         hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
         bindings: { ...bindings, ...loopback },
         serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
+        ...(options.queue === false
+          ? {}
+          : {
+              queueProducers: { CALL_LOG: { queueName: callLogQueue } },
+              queueConsumers: {
+                [callLogQueue]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 3, retryDelay: 1 },
+              },
+            }),
         ...assetsOptions(),
       },
       {

@@ -1,0 +1,203 @@
+/**
+ * One journey, the same on both hosts (issue "Workers, whole"): the Node entry as `npm start` runs
+ * it, and the Workers topology in workerd as production runs it (api Worker with the call-log
+ * Queue and local Hyperdrive to this machine's Postgres, proxy Worker with its Durable Objects;
+ * test/src/worker/topology.ts). Sign-up, a token, a skill, the SDK v2 client on both eras and the
+ * v1 client, a real server-everything imported, tested and approved, its tool listed and called
+ * through /mcp and /mcp/s, plan mode, a revoked token refused on its next call, and the call log.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, type Send, signUpAccount } from "../helpers/account";
+import { startTestServer } from "../helpers/server";
+import { startEverything, type Upstream } from "../helpers/upstream";
+import { startWorkersTopology } from "../worker/topology";
+
+interface Host {
+  /** The origin requests go to. */
+  url: string;
+  send: Send;
+  stop(): Promise<void>;
+}
+
+const SECRET_KEY = "journey-secret-key-0123456789abcdef-0123";
+const PASSWORD = "a journey of a thousand calls";
+
+const HOSTS: [string, () => Promise<Host>][] = [
+  [
+    "Node",
+    async () => {
+      const server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY });
+      return { url: server.url, send: fetch, stop: () => server.close() };
+    },
+  ],
+  [
+    "Workers",
+    async () => {
+      const topology = await startWorkersTopology({ LOADOUT_SECRET_KEY: SECRET_KEY, LOADOUT_INSECURE_COOKIES: "1" });
+      return { url: "http://loadout.test", send: topology.send, stop: topology.stop };
+    },
+  ],
+];
+
+const ERAS = [
+  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
+  ["2025 handshake", {}],
+] as const;
+
+const textOf = (result: { content?: unknown }) =>
+  ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+
+describe.each(HOSTS)("the journey on %s", (_name, start) => {
+  let host: Host;
+  let everything: Upstream;
+  let account: Account;
+  let secret: string;
+  let tokenId: string;
+
+  beforeAll(async () => {
+    [host, everything] = await Promise.all([start(), startEverything("streamableHttp")]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([host?.stop(), everything?.stop()]);
+  });
+
+  const fetchFor = (url: string | URL, init?: RequestInit) => host.send(String(url), init ?? {});
+
+  async function connect(path: string, options: object, token = secret) {
+    const client = new Client({ name: "journey", version: "1.0.0" }, options);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}${path}`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: fetchFor,
+      }),
+    );
+    return client;
+  }
+
+  it("signs up, makes an MCP token and a skill", async () => {
+    account = await signUpAccount(host.url, "journey@example.com", PASSWORD, host.send);
+    const token = await account.token(["mcp"]);
+    secret = token.secret;
+    tokenId = token.id;
+    const created = await account.rest("/v1/workspaces/me/skills", {
+      method: "POST",
+      body: { name: "journey-notes", description: "How the journey goes.", instructions: "# Journey\nStep by step." },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  });
+
+  it.each(ERAS)("serves the skill to the SDK v2 client, %s", async (_era, options) => {
+    const client = await connect("/mcp", options);
+    try {
+      expect(client.getInstructions()).toContain("journey-notes: How the journey goes.");
+      const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "journey-notes" } });
+      expect(textOf(got)).toContain("Step by step.");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves the skill to the SDK v1 client", async () => {
+    const client = new ClientV1({ name: "journey-v1", version: "1.0.0" });
+    await client.connect(
+      new TransportV1(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+        fetch: fetchFor,
+      }),
+    );
+    try {
+      const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "journey-notes" } });
+      expect(textOf(got as { content?: unknown })).toContain("Step by step.");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("imports server-everything, tests it and approves its tools", async () => {
+    const imported = await account.rest("/v1/workspaces/me/servers/import", {
+      method: "POST",
+      body: { text: JSON.stringify({ mcpServers: { everything: { url: everything.url } } }) },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const tested = await account.rest("/v1/workspaces/me/servers/everything/test", { method: "POST" });
+    expect(tested.status).toBe(200);
+    expect(tested.body.error).toBeNull();
+    expect((tested.body.tools.tools as { name: string }[]).map((t) => t.name)).toContain("echo");
+    const approved = await account.rest("/v1/workspaces/me/servers/everything/tools/approve", {
+      method: "POST",
+      body: {},
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  });
+
+  it.each(ERAS)("lists and calls its tool through /mcp and /mcp/s, %s", async (era, options) => {
+    const client = await connect("/mcp", options);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("everything_echo");
+      const echoed = await client.callTool({ name: "everything_echo", arguments: { message: `via /mcp ${era}` } });
+      expect(echoed.isError).toBeFalsy();
+      expect(textOf(echoed)).toContain(`via /mcp ${era}`);
+    } finally {
+      await client.close();
+    }
+    const single = await connect("/mcp/s/me/everything", options);
+    try {
+      const echoed = await single.callTool({ name: "echo", arguments: { message: `via /mcp/s ${era}` } });
+      expect(textOf(echoed)).toContain(`via /mcp/s ${era}`);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it("offers in plan mode only what was marked plan-safe, and refuses the rest", async () => {
+    const marked = await account.rest("/v1/workspaces/me/servers/everything/tools/echo", {
+      method: "PATCH",
+      body: { planSafeActions: ["*"] },
+    });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    const client = await connect("/mcp?mode=plan", {});
+    try {
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      expect(listed).toContain("everything_echo");
+      expect(listed).not.toContain("skill_edit");
+      expect(listed).not.toContain("everything_toggle-subscriber-updates");
+      const refused = await client.callTool({ name: "everything_toggle-subscriber-updates", arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(textOf(await client.callTool({ name: "everything_echo", arguments: { message: "planned" } }))).toContain(
+        "planned",
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("records every call in the activity log", async () => {
+    await expect
+      .poll(
+        async () => {
+          const activity = await account.rest("/v1/workspaces/me/activity?kind=call");
+          return JSON.stringify(activity.body);
+        },
+        { timeout: 10_000 },
+      )
+      .toContain("everything_echo");
+  });
+
+  it("refuses a revoked token on its very next call", async () => {
+    const client = await connect("/mcp", ERAS[0][1]);
+    try {
+      expect(textOf(await client.callTool({ name: "skills", arguments: { action: "list" } }))).toContain(
+        "journey-notes",
+      );
+      const revoked = await account.rest(`/v1/tokens/${tokenId}`, { method: "DELETE" });
+      expect(revoked.status).toBeLessThan(300);
+      await expect(client.callTool({ name: "skills", arguments: { action: "list" } })).rejects.toThrow();
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+});
