@@ -1,7 +1,8 @@
 /**
- * Reading an upstream's answer to a direct call (see UpstreamPool.callDirect): a JSON body, or the
- * events of an SSE body, read as they arrive so that a server that keeps its stream open after the
- * answer (the spec only says it SHOULD close it) is not waited on.
+ * Reading an upstream's answer to a direct call (see UpstreamPool.callDirect, whose comment gives
+ * what the direct path saves over the SDK client, measured): a JSON body, or the events of an SSE
+ * body, read as they arrive so that a server that keeps its stream open after the answer (the spec
+ * only says it SHOULD close it) is not waited on.
  */
 
 export type Answer = { result: Record<string, unknown> } | { error: { code: unknown; message: unknown } };
