@@ -10,37 +10,14 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Account, type Send, signUpAccount } from "../helpers/account";
-import { startTestServer } from "../helpers/server";
+import { type Account, signUpAccount } from "../helpers/account";
 import { startEverything, type Upstream } from "../helpers/upstream";
-import { startWorkersTopology } from "../worker/topology";
-
-interface Host {
-  /** The origin requests go to. */
-  url: string;
-  send: Send;
-  stop(): Promise<void>;
-}
+import { bothHosts, type Host } from "./hosts";
 
 const SECRET_KEY = "journey-secret-key-0123456789abcdef-0123";
 const PASSWORD = "a journey of a thousand calls";
 
-const HOSTS: [string, () => Promise<Host>][] = [
-  [
-    "Node",
-    async () => {
-      const server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY });
-      return { url: server.url, send: fetch, stop: () => server.close() };
-    },
-  ],
-  [
-    "Workers",
-    async () => {
-      const topology = await startWorkersTopology({ LOADOUT_SECRET_KEY: SECRET_KEY, LOADOUT_INSECURE_COOKIES: "1" });
-      return { url: "http://loadout.test", send: topology.send, stop: topology.stop };
-    },
-  ],
-];
+const HOSTS = bothHosts(SECRET_KEY);
 
 const ERAS = [
   ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],

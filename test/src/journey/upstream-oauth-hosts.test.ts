@@ -9,37 +9,15 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Account, type Send, signUpAccount } from "../helpers/account";
+import { type Account, signUpAccount } from "../helpers/account";
 import { type OAuthUpstream, startOAuthUpstream } from "../helpers/oauth-upstream";
-import { startTestServer } from "../helpers/server";
-import { startWorkersTopology } from "../worker/topology";
-
-interface Host {
-  url: string;
-  send: Send;
-  stop(): Promise<void>;
-}
+import { bothHosts, type Host } from "./hosts";
 
 const SECRET_KEY = "oauth-hosts-secret-key-0123456789abcdef";
 const PASSWORD = "signed in upstream, twice over";
 const PATH = "/v1/workspaces/acme/servers/tracker";
 
-const HOSTS: [string, () => Promise<Host>][] = [
-  [
-    "Node",
-    async () => {
-      const server = await startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY });
-      return { url: server.url, send: fetch, stop: () => server.close() };
-    },
-  ],
-  [
-    "Workers",
-    async () => {
-      const topology = await startWorkersTopology({ LOADOUT_SECRET_KEY: SECRET_KEY, LOADOUT_INSECURE_COOKIES: "1" });
-      return { url: "http://loadout.test", send: topology.send, stop: topology.stop };
-    },
-  ],
-];
+const HOSTS = bothHosts(SECRET_KEY);
 
 describe.each(HOSTS)("per-user upstream OAuth on %s", (_name, start) => {
   let host: Host;
