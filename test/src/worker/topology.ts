@@ -74,8 +74,12 @@ const callLogQueue =
 
 export async function startWorkersTopology(
   bindings: Record<string, string>,
-  /** `queue: false` leaves out the call-log Queue (each call is then written after its answer). */
-  options: { queue?: boolean } = {},
+  options: {
+    /** `false` leaves out the call-log Queue (each call is then written after its answer). */
+    queue?: boolean;
+    /** The proxy's LOADOUT_UPSTREAM_IDLE_MS: how long an object keeps unused sessions (default the Worker's). */
+    proxyIdleMs?: number;
+  } = {},
 ): Promise<WorkersTopology> {
   buildWorkerIfStale();
   const database = await scratchDatabase("loadout_bench_w");
@@ -114,7 +118,10 @@ export async function startWorkersTopology(
         compatibilityDate,
         compatibilityFlags: ["nodejs_compat"],
         durableObjects: { SESSIONS: "UpstreamSessions" },
-        bindings: loopback,
+        bindings:
+          options.proxyIdleMs === undefined
+            ? loopback
+            : { ...loopback, LOADOUT_UPSTREAM_IDLE_MS: String(options.proxyIdleMs) },
         serviceBindings: { LOADOUT_API: { name: "loadout", entrypoint: "ToolsChanged" } },
       },
     ],

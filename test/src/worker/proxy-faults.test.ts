@@ -1,0 +1,269 @@
+/**
+ * The proxy's faults and ceilings in workerd, as the Node suite (test/src/servers/proxy.test.ts)
+ * asserts them: the Workers topology as production runs it (test/src/worker/topology.ts), real
+ * upstreams on loopback started here, and the official SDK client at /mcp. What worker.test.ts
+ * already covers (session reuse, a fresh object on edit, a hung call's timeout answer held in the
+ * object) is not repeated; here: drop, garbage, 20 MB, a changed definition, 16 servers listed at
+ * once on first use, the 17th skipped and reported, and an object whose sessions its idle alarm
+ * closed.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import {
+  type MisbehavingUpstream,
+  type StatelessUpstream,
+  shiftyDescription,
+  startMisbehavingUpstream,
+  startStatelessUpstream,
+} from "../helpers/upstreams";
+import { startWorkersTopology, type WorkersTopology } from "./topology";
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_SEND_METRICS = "false";
+
+const SECRET_KEY = "proxy-faults-secret-key-0123456789abcdef";
+const PASSWORD = "faults at the edge of the proxy";
+const ORIGIN = "http://loadout.test";
+/** How long an object keeps unused sessions before its alarm closes them, in these tests. */
+const IDLE_MS = 1_500;
+
+let topology: WorkersTopology;
+let misbehaving: MisbehavingUpstream;
+let stateless: StatelessUpstream;
+let account: Account;
+let token: string;
+
+const textOf = (result: { content?: unknown }) =>
+  ((result.content ?? []) as { type: string; text?: string }[])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+
+async function connect(bearer = token) {
+  const client = new Client({ name: "proxy-faults", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+      fetch: (url, init) => topology.send(String(url), init ?? {}),
+    }),
+  );
+  return client;
+}
+
+const names = async (client: Client) =>
+  (await client.listTools({}, { cacheMode: "refresh" } as never)).tools.map((t) => t.name).sort();
+
+/** A fresh account of its own, with an `mcp` token. */
+async function newAccount(email: string) {
+  const owner = await signUpAccount(ORIGIN, email, PASSWORD, topology.send);
+  return { owner, bearer: (await owner.token(["mcp"])).secret };
+}
+
+/** Open upstream sessions in the object of this server (by slug, within this account's workspace). */
+async function openSessions(owner: Account, slug: string) {
+  const db = postgres(topology.databaseUrl, { max: 1, onnotice: () => {} });
+  let row: { id: string; generation: number } | undefined;
+  try {
+    const server = (await owner.rest(`/v1/workspaces/me/servers/${slug}`)).body;
+    [row] = await db<{ id: string; generation: number }[]>`
+      select id, generation from mcp_servers where id = ${server.id}`;
+  } finally {
+    await db.end({ timeout: 5 });
+  }
+  if (!row) throw new Error(`no server ${slug}`);
+  // Miniflare's types describe a fetch-only namespace; its stubs also carry the object's RPC methods.
+  const namespace = (await topology.mf.getDurableObjectNamespace("SESSIONS", "loadout-proxy")) as unknown as {
+    idFromName(name: string): unknown;
+    get(id: unknown): { openSessions(): Promise<number> };
+  };
+  return namespace.get(namespace.idFromName(`${row.id}#${row.generation}#shared`)).openSessions();
+}
+
+beforeAll(async () => {
+  [topology, misbehaving, stateless] = await Promise.all([
+    startWorkersTopology({ LOADOUT_SECRET_KEY: SECRET_KEY, LOADOUT_INSECURE_COOKIES: "1" }, { proxyIdleMs: IDLE_MS }),
+    startMisbehavingUpstream(),
+    startStatelessUpstream(),
+  ]);
+  ({ owner: account, bearer: token } = await newAccount("faults@worker.example"));
+  misbehaving.setShiftyVersion(1);
+  await addApprovedServer(account, "odd", misbehaving.url);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([topology?.stop(), misbehaving?.stop(), stateless?.stop()]);
+});
+
+describe("a misbehaving upstream, through the proxy Worker's object", () => {
+  it("reports a dropped connection as an error telling the agent to verify, and the next call still works", async () => {
+    const client = await connect();
+    try {
+      const dropped = await client.callTool({ name: "odd_drop", arguments: {} });
+      expect(dropped.isError).toBe(true);
+      expect(textOf(dropped)).toMatch(/broke during drop.*sent once and not retried/s);
+      const after = await client.callTool({ name: "odd_shifty", arguments: {} });
+      expect(after.isError).toBeFalsy();
+      expect(textOf(after)).toBe("shifty 1");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("reports garbage bytes and JSON that is not JSON-RPC as errors, never retrying", async () => {
+    const client = await connect();
+    try {
+      for (const kind of ["bytes", "rpc"]) {
+        const garbage = await client.callTool({ name: "odd_garbage", arguments: { kind } });
+        expect(garbage.isError, kind).toBe(true);
+        expect(textOf(garbage), kind).toMatch(/sent once and not retried/);
+      }
+      expect((await client.callTool({ name: "odd_shifty", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("cuts a 20 MB result to 1 MiB with a note, and the Worker keeps serving", async () => {
+    const client = await connect();
+    try {
+      const result = await client.callTool({ name: "odd_huge", arguments: {} });
+      const text = textOf(result);
+      expect(text.length).toBeLessThan(1024 * 1024 + 1000);
+      expect(text.length).toBeGreaterThan(1024 * 1024);
+      expect(text).toMatch(/Loadout cut this result: the server returned more than 1024 KiB of text/);
+      const after = await client.callTool({ name: "odd_shifty", arguments: {} });
+      expect(textOf(after)).toBe("shifty 1");
+      expect((await client.callTool({ name: "skills", arguments: { action: "list" } })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("withholds a tool whose definition changed until the user approves the change", async () => {
+    const client = await connect();
+    try {
+      expect(await names(client)).toContain("odd_shifty");
+      misbehaving.setShiftyVersion(2);
+      const tested = await account.rest("/v1/workspaces/me/servers/odd/test", { method: "POST" });
+      expect(tested.body.error, JSON.stringify(tested.body)).toBeNull();
+      expect(await names(client)).not.toContain("odd_shifty");
+      const refused = await client.callTool({ name: "odd_shifty", arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/definition changed/);
+      const tools = await account.rest("/v1/workspaces/me/servers/odd/tools");
+      expect(tools.body.tools.find((t: { name: string }) => t.name === "shifty")).toMatchObject({
+        pin: "changed",
+        description: shiftyDescription(2),
+        approved: { description: shiftyDescription(1) },
+      });
+      const approved = await account.rest("/v1/workspaces/me/servers/odd/tools/approve", {
+        method: "POST",
+        body: { tools: ["shifty"] },
+      });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      expect(await names(client)).toContain("odd_shifty");
+      expect(textOf(await client.callTool({ name: "odd_shifty", arguments: {} }))).toBe("shifty 2");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("many servers in one session", () => {
+  async function importMany(owner: Account, count: number) {
+    const mcpServers = Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`many-${String(i).padStart(2, "0")}`, { url: stateless.url }]),
+    );
+    const imported = await owner.rest("/v1/workspaces/me/servers/import", {
+      method: "POST",
+      body: { text: JSON.stringify({ mcpServers }) },
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.imported).toHaveLength(count);
+    return Object.keys(mcpServers);
+  }
+
+  const fetchedAt = async (owner: Account, slug: string) =>
+    (await owner.rest(`/v1/workspaces/me/servers/${slug}`)).body.toolsFetchedAt as string | null;
+
+  it("lists 16 never-listed servers at once on first use (each its own object), and serves them all once approved", async () => {
+    const { owner, bearer } = await newAccount("sixteen@worker.example");
+    const slugs = await importMany(owner, 16);
+    const client = await connect(bearer);
+    try {
+      // The first listing fetches all 16 in parallel, from one api invocation, past its 6 connections.
+      const first = await names(client);
+      expect(first.filter((n) => n.startsWith("many-"))).toEqual([]);
+      for (const slug of slugs) expect(await fetchedAt(owner, slug), slug).not.toBeNull();
+      for (const slug of slugs) {
+        const approved = await owner.rest(`/v1/workspaces/me/servers/${slug}/tools/approve`, {
+          method: "POST",
+          body: {},
+        });
+        expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      }
+      const listed = await names(client);
+      const servers = new Set(listed.filter((n) => n.startsWith("many-")).map((n) => n.split("_")[0]));
+      expect(servers.size).toBe(16);
+      const echoed = await client.callTool({ name: "many-15_echo", arguments: { text: "the last one" } });
+      expect(textOf(echoed)).toContain("the last one");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves at most 16 active servers to a session, skipping the newest and logging it", async () => {
+    const { owner, bearer } = await newAccount("seventeen@worker.example");
+    const slugs = await importMany(owner, 17);
+    const client = await connect(bearer);
+    try {
+      await names(client);
+      for (const slug of slugs)
+        await owner.rest(`/v1/workspaces/me/servers/${slug}/tools/approve`, { method: "POST", body: {} });
+      const listed = await names(client);
+      const servers = new Set(listed.filter((n) => n.startsWith("many-")).map((n) => n.split("_")[0]));
+      expect(servers.size).toBe(16);
+      expect(servers.has("many-16")).toBe(false);
+      expect(await fetchedAt(owner, "many-16")).toBeNull();
+      const skipped = (await owner.rest("/v1/workspaces/me/servers/many-16")).body.id as string;
+      expect(
+        topology.logs.some((l) => l.includes("servers over the per-session cap were skipped") && l.includes(skipped)),
+        topology.logs.join("\n"),
+      ).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("an object whose sessions were closed", () => {
+  it("re-initialises once: after its idle alarm closed the session, the next calls cost one new handshake", async () => {
+    const { owner, bearer } = await newAccount("evicted@worker.example");
+    await addApprovedServer(owner, "idle", stateless.url);
+    const handshakes = () => stateless.received("initialize") + stateless.received("server/discover");
+    const client = await connect(bearer);
+    try {
+      expect(textOf(await client.callTool({ name: "idle_echo", arguments: { text: "warm" } }))).toContain("warm");
+      expect(await openSessions(owner, "idle")).toBe(1);
+      await expect.poll(() => openSessions(owner, "idle"), { timeout: IDLE_MS * 6, interval: 250 }).toBe(0);
+      const before = handshakes();
+      const calls = stateless.calls("echo");
+      const [one, two] = await Promise.all([
+        client.callTool({ name: "idle_echo", arguments: { text: "after one" } }),
+        client.callTool({ name: "idle_echo", arguments: { text: "after two" } }),
+      ]);
+      expect(textOf(one)).toContain("after one");
+      expect(textOf(two)).toContain("after two");
+      expect(textOf(await client.callTool({ name: "idle_echo", arguments: { text: "after three" } }))).toContain(
+        "after three",
+      );
+      expect(handshakes() - before).toBe(1);
+      expect(stateless.calls("echo") - calls).toBe(3);
+      expect(await openSessions(owner, "idle")).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
