@@ -144,7 +144,7 @@ export class Freshness {
 /**
  * Freshness where no change feed runs (Workers, or a Node instance whose listen failed): each MCP
  * request reads the counters of its user and workspaces (`cache_stamps`, bumped by the same
- * triggers as the feed's notifications, in the writing transaction) as its first statement and
+ * triggers as the feed's notifications, as the writing transaction commits) as its first statement and
  * applies them here. A counter that moved, or one not seen before, counts as that change heard, so
  * whatever was cached under it no longer holds. What a request reads after its counters is at
  * least as new as they are, so it may be kept under them; what it serves from memory was read under
