@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writePasswordDictionary } from "@loadout/api/entry/password-dictionary-file";
@@ -42,12 +42,36 @@ export function buildWorkerIfStale(): void {
     statSync(path.join(root, "infra/wrangler.proxy.jsonc")).mtimeMs,
     statSync(path.join(root, "api/package.json")).mtimeMs,
   );
-  const built = [scriptPath, proxyScriptPath].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0));
-  if (Math.min(...built) >= sources) return;
-  // The assets directory must exist for wrangler to read the config, even before the console is built.
-  mkdirSync(path.join(root, "web/out"), { recursive: true });
-  execFileSync("npm", ["run", "build", "-w", "@loadout/api"], { cwd: root, stdio: "pipe", env: process.env });
+  const fresh = () =>
+    Math.min(...[scriptPath, proxyScriptPath].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0))) >=
+    sources;
+  if (fresh()) return;
+  // Test files run in parallel and each may find the bundles stale: one builds, the others wait for
+  // it (a directory is created atomically), so none starts a Worker from a bundle being written.
+  mkdirSync(path.dirname(buildLock), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(buildLock);
+      break;
+    } catch {
+      // A lock older than any build is one a killed run left behind.
+      if (existsSync(buildLock) && Date.now() - statSync(buildLock).mtimeMs > 5 * 60_000)
+        rmSync(buildLock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (fresh()) return;
+    // The assets directory must exist for wrangler to read the config, even before the console is built.
+    mkdirSync(path.join(root, "web/out"), { recursive: true });
+    execFileSync("npm", ["run", "build", "-w", "@loadout/api"], { cwd: root, stdio: "pipe", env: process.env });
+  } finally {
+    rmSync(buildLock, { recursive: true, force: true });
+  }
 }
+
+/** Held while one test file builds the Workers (see buildWorkerIfStale). */
+const buildLock = path.join(root, "api/dist/.worker-build.lock");
 
 const webOut = path.join(root, "web/out");
 
