@@ -130,6 +130,29 @@ describe.each(HOSTS)("the journey on %s", (_name, start) => {
     }
   });
 
+  it.each(ERAS)(
+    "offers lazy tools: find_tools finds the upstream tool and call_tool calls it, %s",
+    async (era, options) => {
+      const client = await connect("/mcp?tools=lazy", options);
+      try {
+        const listed = (await client.listTools()).tools.map((t) => t.name);
+        expect(listed).toEqual(["skills", "skill_edit", "find_tools", "call_tool"]);
+        const found = await client.callTool({ name: "find_tools", arguments: { query: "echo", limit: 1 } });
+        expect((found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual([
+          "everything_echo",
+        ]);
+        const echoed = await client.callTool({
+          name: "call_tool",
+          arguments: { name: "everything_echo", arguments: { message: `lazy ${era}` } },
+        });
+        expect(echoed.isError).toBeFalsy();
+        expect(textOf(echoed)).toContain(`lazy ${era}`);
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
   it("offers in plan mode only what was marked plan-safe, and refuses the rest", async () => {
     const marked = await account.rest("/v1/workspaces/me/servers/everything/tools/echo", {
       method: "PATCH",
