@@ -34,7 +34,12 @@ export const mcpServerTools = pgTable(
     annotations: jsonb("annotations").$type<Record<string, unknown>>().notNull().default({}),
     /** The upstream's output schema, listed to clients as given (not part of the pin). */
     outputSchema: jsonb("output_schema").$type<Record<string, unknown>>(),
-    /** SHA-256 of the name, description and input schema as the upstream gives them now. */
+    /**
+     * The MCP Apps view the tool links to (`_meta.ui`: a `ui://` URI and who may call it), listed to
+     * clients that negotiate Apps; part of the pin when present.
+     */
+    ui: jsonb("ui").$type<{ resourceUri: string; visibility?: ("model" | "app")[] }>(),
+    /** SHA-256 of the name, description and input schema (and view link) as the upstream gives them now. */
     hash: text("hash").notNull(),
     approvedHash: text("approved_hash"),
     approvedDefinition: jsonb("approved_definition").$type<PinnedDefinition>(),

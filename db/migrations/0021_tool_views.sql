@@ -1,0 +1,1 @@
+ALTER TABLE "mcp_server_tools" ADD COLUMN "ui" jsonb;
