@@ -539,3 +539,17 @@ async function shutdown(http: Server, handler: McpHttpHandler): Promise<void> {
   http.closeAllConnections();
   await closed;
 }
+
+/**
+ * Serves an SDK handler (`createMcpHandler`) on a loopback port, as the upstreams here are served:
+ * for tests that build their own upstream server (MCP Apps views, the skills extension).
+ */
+export async function serveMcpHandler(handler: McpHttpHandler): Promise<{ url: string; stop(): Promise<void> }> {
+  const http = createServer((req, res) => {
+    readBody(req)
+      .then((body) => forward(handler, req, res, body, undefined))
+      .catch(() => res.destroy());
+  });
+  const url = await listen(http);
+  return { url, stop: () => shutdown(http, handler) };
+}
