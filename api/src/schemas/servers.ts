@@ -159,16 +159,17 @@ export const ServerToolParams = ServerParams.extend({
     .openapi({ param: { name: "tool", in: "path" }, example: "search_issues" }),
 });
 
-const ItemKind = z.enum(["resource", "template", "prompt"]).openapi({
-  description: "resource (keyed by URI), template (by URI template) or prompt (by name).",
+const ItemKind = z.enum(["resource", "template", "prompt", "skill"]).openapi({
+  description:
+    "resource (keyed by URI), template (by URI template), prompt (by name) or skill (Skills extension, by its SKILL.md URI).",
 });
 
 const ItemRef = z.strictObject({
   kind: ItemKind,
-  key: Line()
-    .min(1)
-    .max(2048)
-    .openapi({ description: "The upstream's URI, URI template or prompt name.", example: "file:///README.md" }),
+  key: Line().min(1).max(2048).openapi({
+    description: "The upstream's URI, URI template, prompt name or skill's SKILL.md URI.",
+    example: "file:///README.md",
+  }),
 });
 
 export const ServerItemSchema = z

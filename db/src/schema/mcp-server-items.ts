@@ -2,8 +2,11 @@ import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIn
 import { mcpServers } from "./mcp-servers";
 import { workspaces } from "./workspaces";
 
-/** What a server offers besides tools, each pinned on its own: a resource, a resource template or a prompt. */
-export type ServerItemKind = "resource" | "template" | "prompt";
+/**
+ * What a server offers besides tools, each pinned on its own: a resource, a resource template, a
+ * prompt, or a skill (Skills extension: key its SKILL.md URI, definition its `skills/list` entry).
+ */
+export type ServerItemKind = "resource" | "template" | "prompt" | "skill";
 
 /**
  * The resources, resource templates and prompts a remote server offered when it was last listed,

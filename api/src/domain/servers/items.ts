@@ -2,18 +2,29 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { proxiedToolName } from "./tool-names";
 import { canonicalJson, type PinState, pinState } from "./tools";
+import { declaresSkills, pinnedSkill } from "./upstream-skills";
 
-/** What a server offers besides tools, each pinned on its own (the `kind` column of mcp_server_items). */
-export type ServerItemKind = "resource" | "template" | "prompt";
+/**
+ * What a server offers besides tools, each pinned on its own (the `kind` column of
+ * mcp_server_items): a resource, a resource template, a prompt, or a skill of the Skills
+ * extension (see upstream-skills.ts).
+ */
+export type ServerItemKind = "resource" | "template" | "prompt" | "skill";
 
-export const ITEM_KINDS: readonly ServerItemKind[] = ["resource", "template", "prompt"];
+export const ITEM_KINDS: readonly ServerItemKind[] = ["resource", "template", "prompt", "skill"];
 
 /** Per kind: the listing request, the field of its result that holds the items, and the capability that offers it. */
 export const ITEM_LISTINGS: Record<ServerItemKind, { method: string; field: string; capability: string }> = {
   resource: { method: "resources/list", field: "resources", capability: "resources" },
   template: { method: "resources/templates/list", field: "resourceTemplates", capability: "resources" },
   prompt: { method: "prompts/list", field: "prompts", capability: "prompts" },
+  skill: { method: "skills/list", field: "skills", capability: "extensions" },
 };
+
+/** Whether an upstream's capabilities offer a kind: skills only where the skills extension is declared. */
+export function offersKind(kind: ServerItemKind, capabilities: Record<string, unknown>): boolean {
+  return kind === "skill" ? declaresSkills(capabilities) : Boolean(capabilities[ITEM_LISTINGS[kind].capability]);
+}
 
 /** The kind a listing request lists, or null for any other method. */
 export function kindListedBy(method: string): ServerItemKind | null {
@@ -22,7 +33,7 @@ export function kindListedBy(method: string): ServerItemKind | null {
 
 /** What identifies an item upstream (a resource's URI, a template's URI template, a prompt's name); null when it has none. */
 export function itemKey(kind: ServerItemKind, definition: Record<string, unknown>): string | null {
-  const field = kind === "resource" ? "uri" : kind === "template" ? "uriTemplate" : "name";
+  const field = kind === "resource" || kind === "skill" ? "uri" : kind === "template" ? "uriTemplate" : "name";
   const value = definition[field];
   return typeof value === "string" && value.length > 0 && value.length <= 2048 ? value : null;
 }
@@ -30,9 +41,11 @@ export function itemKey(kind: ServerItemKind, definition: Record<string, unknown
 /**
  * The part of a definition the pin covers: what tells an agent what the item is and what it is
  * for. A resource's size or annotations may change without a review; its name, description or
- * type may not. A prompt's arguments are part of it.
+ * type may not. A prompt's arguments are part of it. A skill's pin is its URI, frontmatter and
+ * whole manifest (see pinnedSkill).
  */
 function pinnedPart(kind: ServerItemKind, d: Record<string, unknown>): Record<string, unknown> {
+  if (kind === "skill") return pinnedSkill(d);
   const base = { name: d.name, title: d.title, description: d.description ?? "" };
   if (kind === "prompt") return { ...base, arguments: d.arguments ?? [] };
   return { ...base, key: itemKey(kind, d), mimeType: d.mimeType };
@@ -79,6 +92,7 @@ export const ITEM_NOUNS: Record<ServerItemKind, string> = {
   resource: "Resource",
   template: "Resource template",
   prompt: "Prompt",
+  skill: "Skill",
 };
 
 /**

@@ -22,6 +22,8 @@ function namedBy(method: string, params: Record<string, unknown> | undefined): N
   switch (method) {
     case "prompts/get":
       return { kind: "prompt", key: text(p.name) };
+    case "skills/get":
+      return { kind: "skill", key: text(p.uri) };
     case "resources/read":
     case "resources/subscribe":
     case "resources/unsubscribe":
@@ -53,6 +55,12 @@ function templateOf(row: ServerItemRow): UriTemplate | null {
   return compiled.get(row) ?? null;
 }
 
+/** Whether a skill row's pinned manifest lists this upstream URI. */
+function inManifest(row: ServerItemRow, uri: string): boolean {
+  const resources = row.definition.resources;
+  return Array.isArray(resources) && resources.some((r) => (r as { uri?: unknown } | null)?.uri === uri);
+}
+
 /**
  * Why this request may not reach the upstream for a session in `mode`, or null. A resource is
  * readable when it was listed and is served, or when its URI matches a served template and no
@@ -71,6 +79,10 @@ export function relayedItemRefusal(
     const withheld = itemWithheldBecause(row, mode);
     return withheld && `${describe(named.kind, named.key)} is ${withheld}.`;
   }
+  // A file of a served skill is read under the skill's pin: its manifest lists it (the bytes are
+  // checked against it where they are passed on, see services/mcp/upstream-skills.ts).
+  if (rows.some((r) => r.kind === "skill" && itemWithheldBecause(r, mode) === null && inManifest(r, named.uri)))
+    return null;
   const listed = rows.find((r) => r.kind === "resource" && r.key === named.uri);
   if (listed) {
     const withheld = itemWithheldBecause(listed, mode);

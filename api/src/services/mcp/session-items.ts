@@ -1,6 +1,6 @@
 import { type Database, mcpServerItems, mcpServers } from "@loadout/db";
 import { UriTemplate } from "@modelcontextprotocol/server";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import { isRowActive } from "../../domain/activation";
 import { exposedUri, itemWithheldBecause } from "../../domain/servers/items";
 import type { ServerItemRow } from "../servers/items";
@@ -20,16 +20,35 @@ export interface SessionItem {
  * The upstream resources, templates and prompts a session at /mcp may see: of its active servers
  * (enabled, in scope for its project, not failed, at most 16, in the catalog's order), each item
  * approved with its pin unchanged, enabled, and in plan and goal modes marked safe. Read from the
- * stored listings (as tools at /mcp are), in hand while the hot cache holds them.
+ * stored listings (as tools at /mcp are), in hand while the hot cache holds them. Skills are
+ * served apart, through the Skills extension (sessionSkillItems).
  */
 export function sessionItems(
   db: Database,
   deps: Pick<ServerDeps, "hot">,
   session: Pick<McpSession, "workspaces" | "project" | "mode">,
 ): SessionItem[] | Promise<SessionItem[]> {
+  return servedItems(db, deps, session, "items");
+}
+
+/** The upstream skills a session at /mcp may see, under the same rules as its other items (see sessionItems). */
+export function sessionSkillItems(
+  db: Database,
+  deps: Pick<ServerDeps, "hot">,
+  session: Pick<McpSession, "workspaces" | "project" | "mode">,
+): SessionItem[] | Promise<SessionItem[]> {
+  return servedItems(db, deps, session, "skills");
+}
+
+function servedItems(
+  db: Database,
+  deps: Pick<ServerDeps, "hot">,
+  session: Pick<McpSession, "workspaces" | "project" | "mode">,
+  which: "items" | "skills",
+): SessionItem[] | Promise<SessionItem[]> {
   const ids = session.workspaces.map((w) => w.id);
   if (ids.length === 0) return [];
-  const key = `session_items\u0000${[...ids].sort().join(",")}\u0000${session.project ?? ""}\u0000${session.mode}`;
+  const key = `session_${which}\u0000${[...ids].sort().join(",")}\u0000${session.project ?? ""}\u0000${session.mode}`;
   return deps.hot.byWorkspaces(key, ids, async () => {
     const servers = (
       await db
@@ -52,6 +71,7 @@ export function sessionItems(
             servers.map((s) => s.id),
           ),
           inArray(mcpServerItems.workspaceId, ids),
+          which === "skills" ? eq(mcpServerItems.kind, "skill") : ne(mcpServerItems.kind, "skill"),
         ),
       )
       .orderBy(asc(mcpServerItems.kind), asc(mcpServerItems.position));

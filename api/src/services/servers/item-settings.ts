@@ -16,7 +16,9 @@ import type { ServerRow } from "./upstreams";
 /** The console's and the REST API's actions on a server's resources, templates and prompts (see items.ts). */
 
 function itemView(row: ServerItemRow): ServerItemView {
-  const d = row.definition;
+  // A skill's name and description are its frontmatter's (the rest of its entry is its manifest).
+  const d =
+    row.kind === "skill" ? { ...((row.definition.frontmatter ?? {}) as Record<string, unknown>) } : row.definition;
   const text = (v: unknown) => (typeof v === "string" ? v : null);
   return {
     kind: row.kind,
@@ -25,8 +27,8 @@ function itemView(row: ServerItemRow): ServerItemView {
     name: text(d.name) ?? row.key,
     title: text(d.title),
     description: text(d.description) ?? "",
-    mimeType: text(d.mimeType),
-    definition: d,
+    mimeType: row.kind === "skill" ? "text/markdown" : text(d.mimeType),
+    definition: row.definition,
     approved: row.approvedDefinition ?? null,
     pin: pinState(row.hash, row.approvedHash),
     enabled: row.enabled,

@@ -33,3 +33,60 @@ describe("listUpstreamItems", () => {
     expect(listing.prompt).toBeUndefined();
   });
 });
+
+describe("listUpstreamItems: skills", () => {
+  const extension = { resources: {}, extensions: { "io.modelcontextprotocol/skills": {} } };
+  const digest = `sha256:${"0".repeat(64)}`;
+  const skill = (name: string) => ({
+    uri: `skill://${name}/SKILL.md`,
+    frontmatter: { name, description: `The ${name} skill.` },
+    resources: [{ uri: `skill://${name}/SKILL.md`, digest, size: 1 }],
+  });
+  function skillsUpstream(capabilities: Record<string, unknown>, skills: unknown[]) {
+    const asked: string[] = [];
+    return {
+      asked,
+      capabilities: async () => capabilities,
+      request: async (_target: UpstreamTarget, method: string) => {
+        asked.push(method);
+        if (method === "skills/list") return { skills };
+        if (method === "resources/templates/list")
+          return { resourceTemplates: [{ uriTemplate: "skill://{+path}", name: "skills" }] };
+        return {
+          resources: [
+            { uri: "skill://a/SKILL.md", name: "a" },
+            { uri: "memo://notes", name: "notes" },
+          ],
+        };
+      },
+    };
+  }
+
+  it("lists skills only from an upstream that declares the extension", async () => {
+    const upstream = skillsUpstream({ resources: {} }, [skill("a")]);
+    expect((await listUpstreamItems(upstream, target)).skill).toBeUndefined();
+    expect(upstream.asked).not.toContain("skills/list");
+  });
+
+  it("keeps valid entries, tells the invalid ones with their reason, and leaves skill:// resources to the skills", async () => {
+    const skipped: string[] = [];
+    const upstream = skillsUpstream(extension, [skill("a"), { ...skill("b"), resources: "dynamic" }]);
+    const listing = await listUpstreamItems(upstream, target, undefined, (kind, key, reason) =>
+      skipped.push(`${kind} ${key}: ${reason}`),
+    );
+    expect(listing.skill?.map((s) => s.uri)).toEqual(["skill://a/SKILL.md"]);
+    expect(skipped).toEqual([expect.stringMatching(/^skill skill:\/\/b\/SKILL\.md: generated/)]);
+    expect(listing.resource?.map((r) => r.uri)).toEqual(["memo://notes"]);
+    expect(listing.template).toEqual([]);
+  });
+
+  it("serves at most 256 skills of one server and tells the rest as skipped", async () => {
+    const skipped: string[] = [];
+    const many = Array.from({ length: 300 }, (_, i) => skill(`s${i}`));
+    const listing = await listUpstreamItems(skillsUpstream(extension, many), target, undefined, (_k, key) =>
+      skipped.push(key),
+    );
+    expect(listing.skill).toHaveLength(256);
+    expect(skipped).toHaveLength(44);
+  });
+});

@@ -7,8 +7,10 @@ import {
   ITEM_LISTINGS,
   itemHash,
   itemKey,
+  offersKind,
   type ServerItemKind,
 } from "../../domain/servers/items";
+import { upstreamSkillProblem } from "../../domain/servers/upstream-skills";
 import type { HotCaches } from "../cache/hot";
 import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
@@ -45,7 +47,8 @@ export async function storeAnnouncedItems(
 }
 
 /**
- * Every resource, template and prompt the upstream offers, page by page up to the cap. Kinds it
+ * Every resource, template, prompt and skill the upstream offers, page by page up to the cap (a
+ * skill only when it declared the skills extension, and only a valid entry). Kinds it
  * does not declare are not asked for; a kind not listed whole within the time budget is left out
  * (its stored items stay as they were), so a slow or endless listing never holds Test up.
  */
@@ -56,13 +59,15 @@ export async function listUpstreamItems(
   },
   target: UpstreamTarget,
   budgetMs = ITEMS_LISTING_BUDGET_MS,
+  skipped?: SkippedItem,
 ): Promise<ItemListing> {
   const deadline = Date.now() + budgetMs;
   const capabilities = await pool.capabilities(target);
+  const skills = offersKind("skill", capabilities);
   const listing: ItemListing = {};
   for (const kind of ITEM_KINDS) {
-    const { method, field, capability } = ITEM_LISTINGS[kind];
-    if (!capabilities[capability]) continue;
+    const { method, field } = ITEM_LISTINGS[kind];
+    if (!offersKind(kind, capabilities)) continue;
     const items: Record<string, unknown>[] = [];
     let cursor: string | undefined;
     let whole = true;
@@ -73,12 +78,34 @@ export async function listUpstreamItems(
       }
       const page = await pool.request(target, method, cursor ? { cursor } : {});
       const listed = Array.isArray(page[field]) ? (page[field] as Record<string, unknown>[]) : [];
-      items.push(...listed.filter((item) => item && typeof item === "object"));
+      items.push(...listed.filter((item) => item && typeof item === "object" && served(kind, item, skipped)));
       cursor = typeof page.nextCursor === "string" && page.nextCursor ? page.nextCursor : undefined;
     } while (cursor && items.length < MAX_ITEMS_PER_KIND);
-    if (whole) listing[kind] = items.slice(0, MAX_ITEMS_PER_KIND);
+    if (!whole) continue;
+    for (const item of items.slice(MAX_ITEMS_PER_KIND))
+      skipped?.(kind, itemKey(kind, item) ?? "", `over the cap of ${MAX_ITEMS_PER_KIND} per server`);
+    listing[kind] = items.slice(0, MAX_ITEMS_PER_KIND);
   }
+  // A server that serves skills has its `skill://` resources served as their skills' files, each
+  // checked against the approved manifest (see services/mcp/upstream-skills.ts), never as plain
+  // resources that a read would pass through unchecked.
+  if (skills)
+    for (const kind of ["resource", "template"] as const) {
+      const items = listing[kind];
+      if (items) listing[kind] = items.filter((item) => !(itemKey(kind, item) ?? "").startsWith("skill://"));
+    }
   return listing;
+}
+
+/** Told of an entry a listing leaves out, with the reason (an invalid skill entry, one over the cap). */
+export type SkippedItem = (kind: ServerItemKind, key: string, reason: string) => void;
+
+/** Whether a listed entry is kept: every resource, template and prompt, a skill only when valid (upstreamSkillProblem). */
+function served(kind: ServerItemKind, item: Record<string, unknown>, skipped: SkippedItem | undefined): boolean {
+  if (kind !== "skill") return true;
+  const problem = upstreamSkillProblem(item);
+  if (problem) skipped?.(kind, typeof item.uri === "string" ? item.uri : "", problem);
+  return problem === null;
 }
 
 async function teamOf(db: Database, server: Pick<ServerRow, "workspaceId">): Promise<string | null> {

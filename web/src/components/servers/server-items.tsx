@@ -5,6 +5,7 @@ import { ErrorBanner } from "@/components/error-banner";
 import { Loading } from "@/components/loading";
 import { useSession } from "@/components/session-provider";
 import { approveItems, listItems, updateItem } from "@/lib/servers/client";
+import { manifestSummary, skillChange } from "@/lib/servers/skill-diff";
 import type { ItemEdit, ItemView } from "@/lib/servers/types";
 import { useWorkspace } from "@/lib/workspace";
 
@@ -14,6 +15,7 @@ const KIND_LABEL: Record<ItemView["kind"], string> = {
   resource: "Resource",
   template: "Template",
   prompt: "Prompt",
+  skill: "Skill",
 };
 
 const PIN_LABEL: Record<ItemView["pin"], string> = {
@@ -118,7 +120,7 @@ export function ServerItems({ items }: { items: ReturnType<typeof useItems> }) {
           <div className="tool-waiting-row">
             <p role="status">
               {waiting.length === 1 ? "1 item waits" : `${waiting.length} items wait`} for your review: agents do not
-              see a new or changed resource, template or prompt until you approve it.
+              see a new or changed resource, template, prompt or skill until you approve it.
             </p>
             <button
               type="button"
@@ -165,6 +167,41 @@ export function ServerItems({ items }: { items: ReturnType<typeof useItems> }) {
   );
 }
 
+// An upstream skill's files, and for a changed one what changed since approval: its frontmatter
+// fields and the files added, removed or changed (the pin covers every file's digest and size).
+function SkillReview({ item }: { item: ItemView }) {
+  const change = item.pin === "changed" ? skillChange(item.approved, item.definition) : null;
+  return (
+    <>
+      <p className="field-hint">{manifestSummary(item.definition)}</p>
+      {change && (
+        <ul className="field-hint" data-testid="item-change">
+          {change.frontmatter.map((f) => (
+            <li key={f.field}>
+              {f.field}: was {f.before}, now {f.after}
+            </li>
+          ))}
+          {change.added.map((uri) => (
+            <li key={`+${uri}`}>
+              Added <code>{uri}</code>
+            </li>
+          ))}
+          {change.removed.map((uri) => (
+            <li key={`-${uri}`}>
+              Removed <code>{uri}</code>
+            </li>
+          ))}
+          {change.changed.map((uri) => (
+            <li key={`~${uri}`}>
+              Changed <code>{uri}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
 function ItemRow({ item, items }: { item: ItemView; items: ReturnType<typeof useItems> }) {
   const label = item.title ?? item.name;
   const before = item.approved ? text(item.approved.description) : "";
@@ -175,10 +212,15 @@ function ItemRow({ item, items }: { item: ItemView; items: ReturnType<typeof use
         <br />
         <code>{item.key}</code>
         {item.description && <p className="field-hint">{item.description}</p>}
-        {item.pin === "changed" && before !== item.description && (
-          <p className="field-hint" data-testid="item-change">
-            Was: {before || "(no description)"}
-          </p>
+        {item.kind === "skill" ? (
+          <SkillReview item={item} />
+        ) : (
+          item.pin === "changed" &&
+          before !== item.description && (
+            <p className="field-hint" data-testid="item-change">
+              Was: {before || "(no description)"}
+            </p>
+          )
         )}
       </th>
       <td>
