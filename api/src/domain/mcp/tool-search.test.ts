@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimatedTokens, indexTools, rankTools as rankIndexed } from "./tool-search";
+import { estimatedTokens, indexTools, listingTokens, rankTools as rankIndexed } from "./tool-search";
 
 const rankTools = <T extends { name: string }>(tools: T[], query: string, limit: number) =>
   rankIndexed(indexTools(tools), query, limit);
@@ -34,5 +34,17 @@ describe("estimatedTokens", () => {
   it("is about a token per four characters of the definition's JSON", () => {
     expect(estimatedTokens({ name: "abcd" })).toBe(Math.ceil('{"name":"abcd"}'.length / 4));
     expect(estimatedTokens(tools)).toBeGreaterThan(estimatedTokens(tools[0]));
+  });
+});
+
+describe("listingTokens", () => {
+  it("is the sum of each definition's estimate, rounded per definition as find_tools reports them", () => {
+    // 15 characters each: 4 tokens apiece, where the pair's JSON (33 characters) measured at once is 9.
+    const one = { name: "abcd" };
+    expect(estimatedTokens(one)).toBe(4);
+    expect(estimatedTokens([one, one])).toBe(9);
+    expect(listingTokens([one, one])).toBe(8);
+    expect(listingTokens(tools)).toBe(tools.reduce((sum, t) => sum + estimatedTokens(t), 0));
+    expect(listingTokens([])).toBe(0);
   });
 });

@@ -20,6 +20,16 @@ export function estimatedTokens(definition: unknown): number {
   return Math.ceil(JSON.stringify(definition).length / 4);
 }
 
+/**
+ * What a whole listing costs: the sum of its definitions' estimates, as find_tools reports a
+ * catalog's. The Connect page compares a session's full `tools/list` with its lazy one by it.
+ */
+export function listingTokens(definitions: readonly unknown[]): number {
+  let total = 0;
+  for (const definition of definitions) total += estimatedTokens(definition);
+  return total;
+}
+
 const words = (text: string) =>
   text
     .toLowerCase()
