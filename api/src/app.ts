@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps) {
   registerServerConnections(app, serverDeps);
   registerTeams(app, serverDeps);
   registerActivity(app);
-  registerMcpSettings(app);
+  registerMcpSettings(app, serverDeps);
   registerDevices(app);
   const serveMcp = registerMcp(app, serverDeps, deriveKey(deps.secretKey, "mcp-session"), deps.pendingAnswers);
   registerOAuth(app);

@@ -67,3 +67,27 @@ export const EndpointParam = z.object({
     .max(64)
     .openapi({ param: { name: "id", in: "path" } }),
 });
+
+const ListingEstimate = z
+  .object({
+    full: z.number().int().openapi({
+      description:
+        "Estimated tokens (about four characters a token) of the session's tools/list: Loadout's tools and every active remote server tool.",
+    }),
+    lazy: z.number().int().openapi({
+      description: "The same for lazy mode: Loadout's tools, find_tools and call_tool.",
+    }),
+    tools: z.number().int().openapi({ description: "How many tools the full listing holds." }),
+  })
+  .openapi("ListingEstimate");
+
+export const ToolEstimatesSchema = z
+  .object({
+    default: ListingEstimate.openapi({ description: "The MCP URL (`/mcp`) as is: agent mode, no project." }),
+    endpoints: z.array(ListingEstimate.extend({ id: z.string() })).openapi({
+      description: "Each saved endpoint's, in its mode, project and search and fetch setting.",
+    }),
+  })
+  .openapi("ToolEstimates");
+export type ToolEstimates = z.infer<typeof ToolEstimatesSchema>;
+export type ListingEstimate = z.infer<typeof ListingEstimate>;

@@ -1,7 +1,15 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { ConnectionSchema, CreateEndpointInput, EndpointParam, EndpointSchema } from "../../schemas/mcp";
+import { toolEstimates } from "../../mcp/tool-estimates";
+import {
+  ConnectionSchema,
+  CreateEndpointInput,
+  EndpointParam,
+  EndpointSchema,
+  ToolEstimatesSchema,
+} from "../../schemas/mcp";
 import { listClients } from "../../services/mcp/clients";
 import { createEndpoint, deleteEndpoint, listEndpoints } from "../../services/mcp/endpoints";
+import type { ServerDeps } from "../../services/servers/upstreams";
 import { actionContext } from "../action-context";
 import { defineRoute, errorResponse, jsonContent, jsonRequest } from "../define-route";
 import type { AppEnv } from "../env";
@@ -43,6 +51,19 @@ const remove = defineRoute(
   },
 );
 
+const estimates = defineRoute(
+  { scope: null },
+  {
+    method: "get",
+    path: "/v1/endpoints/tool-estimates",
+    tags,
+    summary: "Estimated tokens of each MCP URL's tool listing, full against lazy (?tools=lazy)",
+    description:
+      "For the MCP URL and each saved endpoint: what its tools/list would cost a client per turn (its definitions at about four characters a token), listing every active remote server tool or, in lazy mode, find_tools and call_tool instead.",
+    responses: { 200: jsonContent(ToolEstimatesSchema, "The estimates.") },
+  },
+);
+
 const connections = defineRoute(
   { scope: null },
   {
@@ -56,8 +77,10 @@ const connections = defineRoute(
   },
 );
 
-export function registerMcpSettings(app: OpenAPIHono<AppEnv>) {
+export function registerMcpSettings(app: OpenAPIHono<AppEnv>, serverDeps: ServerDeps) {
   app.openapi(list, async (c) => c.json({ endpoints: await listEndpoints({ ctx: actionContext(c) }) }, 200));
+  // The listings are the MCP layer's tool definitions: see mcp/tool-estimates.ts for why it is called from here.
+  app.openapi(estimates, async (c) => c.json(await toolEstimates({ ctx: actionContext(c), deps: serverDeps }), 200));
   app.openapi(create, async (c) =>
     c.json(await createEndpoint({ ctx: actionContext(c), input: c.req.valid("json") }), 201),
   );
