@@ -8,6 +8,10 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import {
+  EXTENSION_ID as UI_EXTENSION,
+  RESOURCE_MIME_TYPE as VIEW_MIME_TYPE,
+} from "@modelcontextprotocol/ext-apps/server";
 import { Cancellation } from "./cancellation";
 import { type Answer, type AnswerBody, isEventStream, messageAnswer, readAnswer } from "./direct-answer";
 import {
@@ -28,6 +32,8 @@ export interface UpstreamTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** The upstream's `_meta` of the tool (its MCP Apps view link is kept: see storeTools). */
+  _meta?: Record<string, unknown>;
 }
 
 /** One remote server as the pool needs it. Its key is the id and generation together. */
@@ -454,7 +460,12 @@ export class UpstreamPool {
           inputRequired: { autoFulfill: false },
           // Declared so that an upstream may ask (a confirmation, a URL to open); the request
           // reaches the agent's client when its revision can carry it, else the call says why not.
-          capabilities: { elicitation: { form: {}, url: {} } },
+          // MCP Apps too, so that an upstream lists its tools' views: Loadout passes them to the
+          // clients that negotiate Apps and leaves them out for the others.
+          capabilities: {
+            elicitation: { form: {}, url: {} },
+            extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } },
+          },
           listChanged: {
             tools: {
               onChanged: (error, tools) => {

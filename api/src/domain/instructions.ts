@@ -13,7 +13,7 @@ export interface InstructionItem {
 
 export const DESCRIPTION_CUT = 250;
 export const TOKEN_BUDGET = 1500;
-const CHARS_PER_TOKEN = 4;
+export const CHARS_PER_TOKEN = 4;
 const BUDGET_CHARS = TOKEN_BUDGET * CHARS_PER_TOKEN;
 
 export const estimateTokens = (text: string) => Math.ceil([...text].length / CHARS_PER_TOKEN);

@@ -1,11 +1,14 @@
 import type { z } from "zod";
 import { inactiveBecause } from "../domain/activation";
+import { CHARS_PER_TOKEN } from "../domain/instructions";
 import { docNameFor } from "../domain/skills/names";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
+import { versionChanges } from "../services/skills/changes";
 import { createSkill } from "../services/skills/create";
 import { findSkill, manifestWithContent, readBlob, versionManifest } from "../services/skills/lookup";
 import { updateSkill } from "../services/skills/update";
+import { SKILL_EDIT_VIEW_URI, SKILLS_VIEW_URI } from "./apps/views";
 import type { LoadoutTool } from "./registry";
 import { errorResult, failure, type ToolResult, textResult } from "./results";
 import {
@@ -32,6 +35,7 @@ export const SKILLS_TOOL: LoadoutTool<z.infer<typeof SkillsToolInput>> = {
     'Your skills and personas from Loadout. action "list" gives every item active here with its description; action "get" gives an item\'s SKILL.md (or PERSONA.md), or another of its files with path, 20,000 characters at a time.',
   input: SkillsToolInput,
   annotations: SKILLS_TOOL_ANNOTATIONS,
+  view: { resourceUri: SKILLS_VIEW_URI },
   run: ({ ctx, session, shared }, input) => callSkillsTool(ctx, session, input, shared),
 };
 
@@ -42,6 +46,7 @@ export const SKILL_EDIT_TOOL: LoadoutTool<z.infer<typeof SkillEditToolInput>> = 
     'Create a skill or persona (name, description, instructions, files), or edit one: its description, instructions, files (a path mapped to null is removed) or state ("active"/"disabled"). The replaced version stays in history. Removing an item stays with the user.',
   input: SkillEditToolInput,
   annotations: SKILL_EDIT_TOOL_ANNOTATIONS,
+  view: { resourceUri: SKILL_EDIT_VIEW_URI },
   run: ({ ctx, session }, input) => editSkill(ctx, session, input),
 };
 
@@ -102,10 +107,19 @@ async function editSkill(
           ),
         },
       });
-      return textResult(`Created ${created.kind} "${input.name}" (version ${created.version}).`, {
+      const diff = await versionChanges(
+        ctx.db,
+        workspace.id,
+        created.id,
+        null,
+        created.version,
+        session.caches?.content,
+      );
+      return textResult(`Created ${created.kind} "${input.name}" (version ${created.version}).${filesLine(diff)}`, {
         name: input.name,
         version: created.version,
         revision: created.revision,
+        ...diff,
       });
     }
     const resolved = await resolveAddress(ctx.db, session, input.name);
@@ -136,18 +150,34 @@ async function editSkill(
         ...(input.state ? { enabled: input.state === "active" } : {}),
       },
     });
+    const diff = await versionChanges(
+      ctx.db,
+      resolved.workspace.id,
+      row.id,
+      row.version,
+      updated.version,
+      session.caches?.content,
+    );
     return textResult(
-      `Saved "${input.name}": version ${updated.version}, ${updated.enabled ? "active" : "disabled"}.`,
+      `Saved "${input.name}": version ${updated.version}, ${updated.enabled ? "active" : "disabled"}.${filesLine(diff)}`,
       {
         name: input.name,
         version: updated.version,
         revision: updated.revision,
         state: updated.enabled ? "active" : "disabled",
+        ...diff,
       },
     );
   } catch (error) {
     return errorResult(error, ctx);
   }
+}
+
+/** The text fallback's account of an edit's files (the structured result has each one's diff). */
+function filesLine({ changes, more }: Awaited<ReturnType<typeof versionChanges>>): string {
+  if (!changes.length) return "";
+  const listed = changes.map((c) => `${c.path} (${c.status})`).join(", ");
+  return ` Files: ${listed}${more ? ` and ${more} more` : ""}.`;
 }
 
 /**
@@ -179,6 +209,8 @@ export async function callSkillsTool(
           kind: i.kind,
           origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
           description: i.description,
+          // What reading all of it would cost, at about four bytes a token (see estimateTokens).
+          tokens: Math.ceil(i.totalBytes / CHARS_PER_TOKEN),
         })),
       });
     }
@@ -232,7 +264,7 @@ export async function callSkillsTool(
       next_start: next,
       total_chars: body.length,
       digest: file.digest,
-      files: manifest?.files.map((f) => ({ path: f.path, size: f.size })) ?? [],
+      files: manifest?.files.map((f) => ({ path: f.path, size: f.size, digest: f.digest })) ?? [],
     });
     // Kept for shared callers only: the SDK's path may change what it gets.
     if (shared) session.caches?.content.set(memoKey, result, 2 * (chunk.length + note.length) + 1024);

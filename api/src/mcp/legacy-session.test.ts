@@ -32,6 +32,22 @@ describe("a 2025-era client's handshake in Loadout's session id", () => {
     expect(askableCapabilities({})).toBeUndefined();
   });
 
+  it("carries whether the client negotiated MCP Apps, with or without askable capabilities", () => {
+    const sessions = legacySessions(key);
+    const plain = sessions.encode({ name: "claude", version: "1", protocolVersion: "2025-11-25", apps: true });
+    expect(sessions.decode(plain)).toEqual({ name: "claude", version: "1", protocolVersion: "2025-11-25", apps: true });
+    const both = sessions.encode({
+      name: "claude",
+      version: "1",
+      protocolVersion: "2025-11-25",
+      capabilities: { sampling: {} },
+      apps: true,
+    });
+    expect(sessions.decode(both)).toMatchObject({ capabilities: { sampling: {} }, apps: true });
+    const none = sessions.encode({ name: "claude", version: "1", protocolVersion: "2025-11-25" });
+    expect(sessions.decode(none)?.apps).toBeUndefined();
+  });
+
   it("refuses an id signed with another key, altered, or not Loadout's", () => {
     const id = legacySessions(other).encode({ name: "cursor", version: "1", protocolVersion: null });
     const sessions = legacySessions(key);

@@ -13,6 +13,8 @@ export interface LegacyHandshake {
    * server-to-client requests can be carried onto its later calls' streams (see legacy-input.ts).
    */
   capabilities?: Record<string, Record<string, unknown>>;
+  /** It negotiated MCP Apps (see domain/apps/ui.ts): its tools are listed with their views. */
+  apps?: true;
 }
 
 /** The client capabilities a session id carries: the ones a server may ask a client to use. */
@@ -48,8 +50,10 @@ export function legacySessions(key: Uint8Array) {
   const mac = (payload: string) => bytesToHex(hmac(sha256, key, utf8ToBytes(payload))).slice(0, 32);
   return {
     encode(handshake: LegacyHandshake): string {
-      const fields = [handshake.name, handshake.version, handshake.protocolVersion];
-      const payload = base64url(JSON.stringify(handshake.capabilities ? [...fields, handshake.capabilities] : fields));
+      const fields: unknown[] = [handshake.name, handshake.version, handshake.protocolVersion];
+      if (handshake.capabilities || handshake.apps) fields.push(handshake.capabilities ?? null);
+      if (handshake.apps) fields.push(1);
+      const payload = base64url(JSON.stringify(fields));
       return `${PREFIX}${payload}.${mac(payload)}`;
     },
     /** The handshake an id carries, or null for an id that is not one of ours (or was altered). */
@@ -72,7 +76,7 @@ function read(id: string, mac: (payload: string) => string): LegacyHandshake | n
   const payload = id.slice(PREFIX.length, dot);
   if (dot <= PREFIX.length || !safeEqual(id.slice(dot + 1), mac(payload))) return null;
   try {
-    const [name, version, protocolVersion, declared] = JSON.parse(unbase64url(payload)) as unknown[];
+    const [name, version, protocolVersion, declared, apps] = JSON.parse(unbase64url(payload)) as unknown[];
     if (typeof name !== "string" || typeof version !== "string") return null;
     const capabilities = askableCapabilities(declared);
     return {
@@ -80,6 +84,7 @@ function read(id: string, mac: (payload: string) => string): LegacyHandshake | n
       version,
       protocolVersion: typeof protocolVersion === "string" ? protocolVersion : null,
       ...(capabilities ? { capabilities } : {}),
+      ...(apps === 1 ? { apps: true as const } : {}),
     };
   } catch {
     return null;

@@ -1,6 +1,7 @@
 import { UpstreamRpcError, type UpstreamTarget } from "@loadout/workers";
 import { createMcpHandler, type McpServerFactory, type ServerEvent } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
+import { isViewUri, listedFor, uiNegotiated, viewRefusal } from "../domain/apps/ui";
 import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
@@ -305,6 +306,17 @@ export function mcpPipeline(
       CHATGPT.test(client?.name ?? "") ||
       CHATGPT.test(c.req.header("user-agent") ?? "");
     if (client) noteClient(c, ctx, client, session, endpoint?.id ?? null);
+    // MCP Apps: negotiated per request on 2026-07-28, in initialize (and so in the session id) on 2025.
+    const apps = client?.era === "modern" ? uiNegotiated(capabilities) : Boolean(client?.apps);
+    // A view is served only to a client that negotiated Apps: any other read of one fails closed.
+    if (method === "resources/read" && isViewUri(params?.uri) && !apps) {
+      const era = rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? "modern" : "legacy";
+      const id = (body as { id?: string | number }).id ?? null;
+      return laneReply(
+        { era },
+        JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message: viewRefusal(params.uri) } }),
+      );
+    }
 
     // The registry's tools for this request: the built-ins this session is offered and, for a
     // listing, the upstream catalog; for a call, the one tool it names (an upstream's looked up, with
@@ -416,7 +428,7 @@ export function mcpPipeline(
     // A listing with upstream tools, answered before for this catalog (the cached array) and the
     // same built-ins: the SDK's answer again, with this request's id.
     const listing = lane && catalog?.length ? plainListing(c.req.method, (name) => c.req.header(name), body) : null;
-    const listingKey = String(searchFetch);
+    const listingKey = `${searchFetch}\u0000${apps}`;
     const rememberedListing = listing && catalog ? listingAnswers.get(catalog)?.get(listingKey) : undefined;
     if (listing && rememberedListing) {
       c.set("lane", warm ? "warm" : "fast");
@@ -448,6 +460,7 @@ export function mcpPipeline(
             passInputRequests,
             listChanged,
             resourceSubscriptions,
+            apps,
             report,
             onInternal: (error) =>
               ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
@@ -488,7 +501,7 @@ export function mcpPipeline(
       // At /mcp, the upstreams' resources, templates and prompts, for the requests that use them.
       const items =
         !single && typeof method === "string" && ITEM_METHODS.test(method)
-          ? await sessionItems(ctx.db, serverDeps, session)
+          ? (await sessionItems(ctx.db, serverDeps, session)).filter((item) => apps || !isViewUri(item.row.key))
           : [];
       const per: PerRequest = {
         ...(relay ? { relay } : {}),
@@ -498,8 +511,9 @@ export function mcpPipeline(
           instructions,
           origin,
           tools,
-          ...(catalog?.length ? { listing: catalog.map((t) => t.definition) } : {}),
+          ...(catalog?.length ? { listing: catalog.flatMap((t) => listedFor(apps, t)) } : {}),
           extension: method !== "tools/call",
+          apps,
           ...(items.length
             ? {
                 upstreamItems: {

@@ -1,5 +1,6 @@
 import { callWorkspaceId } from "../domain/activity/call-workspace";
 import { type Outcome, outcomeOfToolResult } from "../domain/activity/outcomes";
+import { uiNegotiated } from "../domain/apps/ui";
 import type { ActionContext } from "../services/context";
 import { immediateRecorder, type McpCall } from "../services/mcp/call-log";
 import type { McpSession } from "../services/mcp/catalog";
@@ -41,6 +42,8 @@ export function clientOf(body: unknown): {
   era: "modern" | "legacy";
   /** A 2025-era client's askable capabilities, declared in initialize (see legacy-session.ts). */
   capabilities?: Record<string, Record<string, unknown>>;
+  /** A 2025-era client negotiated MCP Apps in initialize. */
+  apps?: true;
 } | null {
   const params = (body as { params?: Record<string, unknown> } | undefined)?.params;
   const meta = params?._meta as Record<string, unknown> | undefined;
@@ -61,6 +64,7 @@ export function clientOf(body: unknown): {
       protocolVersion: typeof params?.protocolVersion === "string" ? params.protocolVersion : null,
       era: "legacy",
       ...withCapabilities(askableCapabilities(params?.capabilities)),
+      ...(uiNegotiated(params?.capabilities) ? { apps: true as const } : {}),
     };
   }
   return null;

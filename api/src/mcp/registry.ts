@@ -1,4 +1,5 @@
 import type { CallToolResult, DirectTool } from "@loadout/workers";
+import type { ToolView } from "../domain/apps/ui";
 import type { ActionContext } from "../services/context";
 import type { McpSession } from "../services/mcp/catalog";
 import { callPrepared, type ProxiedCallOptions, type ProxiedTool } from "../services/mcp/proxied";
@@ -44,6 +45,8 @@ export interface LoadoutTool<I = Record<string, unknown> | undefined> {
   description?: string;
   annotations?: Record<string, unknown>;
   input: ToolInputSchema<I>;
+  /** The MCP Apps view its results render in, listed (as `_meta.ui`) to clients that negotiated Apps. */
+  view?: ToolView;
   /** The upstream tool this one calls, with the checks of dispatch; absent for Loadout's own. */
   proxied?: ProxiedTool;
   run(run: ToolRun, input: I): Promise<ToolResult | CallToolResult>;
@@ -79,6 +82,7 @@ export function upstreamTool(
     title: tool.title,
     description: tool.description,
     annotations: tool.annotations,
+    ...(tool.view ? { view: tool.view } : {}),
     input: passThrough(tool.tool.inputSchema),
     proxied: tool,
     run: ({ ctx, session, origin, upstream }, args) =>

@@ -1,6 +1,7 @@
 import { type CallToolResult, type RelatedNotification, UpstreamRpcError } from "@loadout/workers";
 import { inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
+import { listedFor, withoutViews } from "../domain/apps/ui";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import { AppError, ERROR_CODES, publicError } from "../errors";
 import type { LoadoutTool } from "./registry";
@@ -38,6 +39,8 @@ export interface RelayOptions {
    * the upstream's updates of them (the upstream declared them; this host can hold them).
    */
   resourceSubscriptions?: boolean;
+  /** The client negotiated MCP Apps: tools keep their views, `ui://` resources are listed (see domain/apps/ui.ts). */
+  apps?: boolean;
   report(outcome: ToolOutcome): void;
   /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
   onInternal(error: unknown): void;
@@ -94,7 +97,10 @@ export function buildRelayServer(options: RelayOptions): Server {
   const tools = options.tools;
   server.setRequestHandler(
     "tools/list",
-    () => ({ tools: tools.flatMap((t) => (t.proxied ? [t.proxied.definition] : [])) }) as never,
+    () =>
+      ({
+        tools: tools.flatMap((t) => (t.proxied ? listedFor(options.apps ?? false, t.proxied) : [])),
+      }) as never,
   );
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = tools.find((t) => t.name === request.params.name);
@@ -124,7 +130,8 @@ export function buildRelayServer(options: RelayOptions): Server {
       if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
       if (typeof state === "string") params.requestState = state;
       try {
-        return (await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) })) as never;
+        const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) });
+        return (options.apps ? result : withoutViews(method, result)) as never;
       } catch (error) {
         throw relayedError(error, options);
       }

@@ -1,11 +1,14 @@
+import { registerAppResource } from "@modelcontextprotocol/ext-apps/server";
 import { inputRequired, type ListToolsResult, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { outcomeOfToolResult, type ResultOutcome } from "../domain/activity/outcomes";
+import { toolViewMeta, VIEW_MIME_TYPE } from "../domain/apps/ui";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
 import type { ActionContext } from "../services/context";
 import type { McpSession } from "../services/mcp/catalog";
 import { type ProxiedTool, SIGN_IN_INPUT_KEY } from "../services/mcp/proxied";
 import type { SessionItem } from "../services/mcp/session-items";
+import { LOADOUT_VIEWS } from "./apps/views";
 import type { LoadoutTool } from "./registry";
 import type { ToolResult } from "./results";
 import { registrySkillSource } from "./skills-source";
@@ -30,6 +33,11 @@ export interface ServerOptions {
   listing?: ProxiedTool["definition"][];
   /** Serve the Skills extension (declared in capabilities: skills/list, skills/get, skill:// reads). */
   extension: boolean;
+  /**
+   * The client negotiated MCP Apps: tools are listed with their views (`_meta.ui`) and, beside the
+   * Skills extension's resources, Loadout's own `ui://loadout/…` views are listed and read.
+   */
+  apps?: boolean;
   /** Told what became of a tool call, so the activity log need not read the answer again. */
   report?: (outcome: ToolOutcome) => void;
   /** Answer a tool call with a request for the client's roots (its project) instead. */
@@ -144,7 +152,13 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   for (const tool of options.tools) {
     register(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        annotations: tool.annotations,
+        ...(options.apps && tool.view ? { _meta: toolViewMeta(tool.view) } : {}),
+      },
       async (args, extra) => {
         if (askRoots)
           return inputRequired({
@@ -170,6 +184,15 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   if (options.upstreamItems?.items.length)
     attachUpstreamItems(server, options.upstreamItems.items, options.upstreamItems.relay);
   if (options.extension) new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
+  if (options.extension && options.apps)
+    for (const view of LOADOUT_VIEWS)
+      registerAppResource(
+        server,
+        view.name,
+        view.uri,
+        { title: view.title, description: view.description, _meta: { ui: { prefersBorder: true } } },
+        () => ({ contents: [{ uri: view.uri, mimeType: VIEW_MIME_TYPE, text: view.html }] }),
+      );
   if (options.listChanged) {
     const declared = server.server.getCapabilities();
     server.server.registerCapabilities({
@@ -183,7 +206,10 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   // A listing with upstream tools: the registered tools as the SDK lists them, then the upstream
   // entries as cached (replacing the SDK's own handler).
   if (listing) {
-    const tools = [...options.tools.filter((t) => !t.proxied).map(listedDefinition), ...listing];
+    const tools = [
+      ...options.tools.filter((t) => !t.proxied).map((t) => listedDefinition(t, options.apps ?? false)),
+      ...listing,
+    ];
     server.server.setRequestHandler("tools/list", () => ({ tools }) as ListToolsResult);
   }
   return server;
@@ -193,12 +219,13 @@ const withGiveUp = (extra: UpstreamCallExtra, giveUpWhen: ServerOptions["giveUpW
   giveUpWhen ? { ...extra, signal: giveUpWhen(extra.signal) } : extra;
 
 /** A registered tool's entry in tools/list, as the SDK builds it (same JSON Schema target). */
-function listedDefinition(tool: LoadoutTool) {
+function listedDefinition(tool: LoadoutTool, apps: boolean) {
   return {
     name: tool.name,
     ...(tool.title !== undefined ? { title: tool.title } : {}),
     ...(tool.description !== undefined ? { description: tool.description } : {}),
     inputSchema: tool.input["~standard"].jsonSchema.input({ target: "draft-2020-12" }),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(apps && tool.view ? { _meta: toolViewMeta(tool.view) } : {}),
   };
 }

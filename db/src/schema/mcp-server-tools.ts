@@ -7,6 +7,8 @@ export interface PinnedDefinition {
   title: string | null;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The MCP Apps view it linked to, when it linked one. */
+  ui?: { resourceUri: string; visibility?: ("model" | "app")[] };
 }
 
 /**

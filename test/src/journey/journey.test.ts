@@ -153,6 +153,25 @@ describe.each(HOSTS)("the journey on %s", (_name, start) => {
     },
   );
 
+  it.each(ERAS)("serves MCP Apps views only to a client that negotiates them, %s", async (_era, options) => {
+    const ui = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
+    const client = await connect("/mcp", { ...options, capabilities: ui });
+    const plain = await connect("/mcp", options);
+    try {
+      const skills = (await client.listTools()).tools.find((t) => t.name === "skills");
+      expect((skills?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri).toBe("ui://loadout/skills.html");
+      const read = await client.readResource({ uri: "ui://loadout/skills.html" });
+      expect(read.contents[0]).toMatchObject({ mimeType: "text/html;profile=mcp-app" });
+      expect((read.contents[0] as { text?: string }).text).toMatch(/^<!doctype html>/i);
+      expect((await plain.listTools()).tools.find((t) => t.name === "skills")?._meta?.ui).toBeUndefined();
+      await expect(plain.readResource({ uri: "ui://loadout/skills.html" })).rejects.toThrow(
+        /io\.modelcontextprotocol\/ui/,
+      );
+    } finally {
+      await Promise.all([client.close(), plain.close()]);
+    }
+  });
+
   it("offers in plan mode only what was marked plan-safe, and refuses the rest", async () => {
     const marked = await account.rest("/v1/workspaces/me/servers/everything/tools/echo", {
       method: "PATCH",

@@ -1,6 +1,7 @@
 import { WHOLE_TOOL } from "@loadout/workers/plan";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import type { ToolView } from "../apps/ui";
 import { proxiedToolName } from "./tool-names";
 
 export { planAllows, WHOLE_TOOL } from "@loadout/workers/plan";
@@ -29,9 +30,19 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** The pin of a tool: SHA-256 of its name, description and input schema. */
-export function toolDefinitionHash(tool: Pick<ToolDefinition, "name" | "description" | "inputSchema">): string {
-  const text = canonicalJson({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema });
+/**
+ * The pin of a tool: SHA-256 of its name, description and input schema, and of the MCP Apps view
+ * it links to when it links one (a tool without a view hashes as it always did).
+ */
+export function toolDefinitionHash(
+  tool: Pick<ToolDefinition, "name" | "description" | "inputSchema"> & { ui?: ToolView | null },
+): string {
+  const text = canonicalJson({
+    name: tool.name,
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+    ...(tool.ui ? { ui: tool.ui } : {}),
+  });
   return `sha256:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
 }
 

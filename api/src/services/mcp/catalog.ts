@@ -27,6 +27,8 @@ export interface CatalogItem {
   name: string;
   description: string;
   version: number;
+  /** The bytes of all its files, for an estimate of what reading it costs. */
+  totalBytes: number;
 }
 
 function addressOf(workspace: Pick<WorkspaceView, "kind" | "slug">, name: string): string {
@@ -51,6 +53,7 @@ export async function activeItems(db: Database, session: McpSession): Promise<Ca
         scopeMode: skills.scopeMode,
         scopeProjects: skills.scopeProjects,
         version: skills.version,
+        totalBytes: skills.totalBytes,
       })
       .from(skills)
       .where(and(inArray(skills.workspaceId, ids), eq(skills.enabled, true)));
@@ -69,6 +72,7 @@ export async function activeItems(db: Database, session: McpSession): Promise<Ca
       name: row.name,
       description: row.description,
       version: row.version,
+      totalBytes: row.totalBytes,
     });
   }
   return items.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

@@ -4,6 +4,7 @@ import { needsInput, UpstreamFailed, UpstreamRpcError, UpstreamUnavailable } fro
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { SecretBoxError } from "../../auth/secret-box";
 import { inactiveBecause, isRowActive } from "../../domain/activation";
+import { type ToolView, toolViewMeta } from "../../domain/apps/ui";
 import { nameAsCalled } from "../../domain/servers/called-name";
 import { exposedUri, withExposedUris } from "../../domain/servers/items";
 import { boundResult, planAllows, planDescription } from "../../domain/servers/tools";
@@ -58,6 +59,12 @@ export interface ProxiedTool {
     outputSchema?: Record<string, unknown>;
     annotations: ProxiedTool["annotations"];
   };
+  /**
+   * The MCP Apps view the upstream links it to (at /mcp under the server's prefix, see exposedUri),
+   * and the entry listed to clients that negotiated Apps: `definition` with the view's `_meta`.
+   */
+  view?: ToolView;
+  appDefinition?: ProxiedTool["definition"] & { _meta: Record<string, unknown> };
 }
 
 /** Restricts a session to one server, whose tools keep their own names (`/mcp/s/{ws}/{slug}`). */
@@ -106,6 +113,17 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
   const name = single ? tool.name : tool.exposedName;
   const workspace = session.workspaces.find((w) => w.id === server.workspaceId);
   const team = workspace?.kind === "team" ? workspace.slug : null;
+  const definition = {
+    name,
+    title: annotations.title,
+    description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    annotations,
+  };
+  const view = tool.ui
+    ? { ...tool.ui, resourceUri: single ? tool.ui.resourceUri : exposedUri(tool.ui.resourceUri, server.slug, team) }
+    : undefined;
   return {
     server,
     tool,
@@ -116,14 +134,8 @@ export function present(server: ServerRow, tool: ServerToolRow, session: McpSess
     annotations,
     // The output schema is listed, not registered: the SDK would refuse a result without
     // structured content (or one Loadout had to cut), and the upstream validates its own output.
-    definition: {
-      name,
-      title: annotations.title,
-      description,
-      inputSchema: tool.inputSchema,
-      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-      annotations,
-    },
+    definition,
+    ...(view ? { view, appDefinition: { ...definition, _meta: toolViewMeta(view) } } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ export const lightToolColumns = {
   position: mcpServerTools.position,
   title: mcpServerTools.title,
   description: mcpServerTools.description,
+  ui: mcpServerTools.ui,
   hash: mcpServerTools.hash,
   approvedHash: mcpServerTools.approvedHash,
   approvedDefinition: mcpServerTools.approvedDefinition,

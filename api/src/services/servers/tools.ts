@@ -168,7 +168,12 @@ export async function approveServerTools({
         .update(mcpServerTools)
         .set({
           approvedHash: row.hash,
-          approvedDefinition: { title: row.title, description: row.description, inputSchema: row.inputSchema },
+          approvedDefinition: {
+            title: row.title,
+            description: row.description,
+            inputSchema: row.inputSchema,
+            ...(row.ui ? { ui: row.ui } : {}),
+          },
           planSafeActions,
         })
         .where(and(eq(mcpServerTools.serverId, server.id), eq(mcpServerTools.name, row.name)));

@@ -13,6 +13,7 @@ import {
 } from "@loadout/workers";
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import { type SecretBox, SecretBoxError } from "../../auth/secret-box";
+import { toolViewOf } from "../../domain/apps/ui";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
@@ -121,20 +122,29 @@ export async function storeTools(
     .from(workspaces)
     .where(eq(workspaces.id, server.workspaceId));
   const { named, refused } = nameTools(server.slug, listing.tools, owner?.kind === "team" ? owner.slug : null);
-  const rows = named.map(({ tool, exposedName }, position) => ({
-    serverId: server.id,
-    workspaceId: server.workspaceId,
-    name: tool.name,
-    exposedName,
-    position,
-    title: tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : null),
-    description: tool.description ?? "",
-    inputSchema: tool.inputSchema ?? { type: "object" },
-    annotations: tool.annotations ?? {},
-    outputSchema: tool.outputSchema ?? null,
-    hash: toolDefinitionHash({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }),
-    updatedAt: now,
-  }));
+  const rows = named.map(({ tool, exposedName }, position) => {
+    const ui = toolViewOf(tool._meta);
+    return {
+      serverId: server.id,
+      workspaceId: server.workspaceId,
+      name: tool.name,
+      exposedName,
+      position,
+      title: tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : null),
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema ?? { type: "object" },
+      annotations: tool.annotations ?? {},
+      outputSchema: tool.outputSchema ?? null,
+      ui,
+      hash: toolDefinitionHash({
+        name: tool.name,
+        description: tool.description ?? "",
+        inputSchema: tool.inputSchema,
+        ui,
+      }),
+      updatedAt: now,
+    };
+  });
   const stored = await db.transaction(async (tx) => {
     await lockWorkspace(tx, server.workspaceId);
     const names = rows.map((r) => r.name);
@@ -159,6 +169,7 @@ export async function storeTools(
               inputSchema: sql`excluded.input_schema`,
               annotations: sql`excluded.annotations`,
               outputSchema: sql`excluded.output_schema`,
+              ui: sql`excluded.ui`,
               hash: sql`excluded.hash`,
               updatedAt: sql`excluded.updated_at`,
             },
