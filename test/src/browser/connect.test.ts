@@ -75,6 +75,14 @@ describe("the Connect page", () => {
     await page.getByRole("button", { name: "Copy the MCP URL" }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(mcpUrl);
     await page.getByText("No client has connected yet").waitFor();
+    // The URL's tool listing in estimated tokens, full against lazy, as the API estimates it.
+    const estimates = (await rest("/v1/endpoints/tool-estimates")).body as { default: { full: number; lazy: number } };
+    expect(estimates.default.lazy).toBeGreaterThan(estimates.default.full);
+    await expect
+      .poll(() => page.getByTestId("mcp-url-tokens").textContent())
+      .toBe(
+        `Full catalog ≈ ${estimates.default.full.toLocaleString("en-US")} tokens · lazy ≈ ${estimates.default.lazy.toLocaleString("en-US")} tokens`,
+      );
 
     // Before a token exists, the snippet holds a placeholder.
     const setup = region("Set up a client");
@@ -210,6 +218,13 @@ describe("the Connect page", () => {
     expect(await row.getByTestId("endpoint-mode").textContent()).toBe("plan");
     expect(await row.textContent()).toContain("/work/shop");
     expect(await endpoints.getByLabel("Name", { exact: true }).inputValue()).toBe("");
+    // Its tool listing in estimated tokens, in plan mode: fewer of Loadout's own tools than the MCP URL's.
+    const [estimate] = (await rest("/v1/endpoints/tool-estimates")).body.endpoints as { full: number; lazy: number }[];
+    await expect
+      .poll(() => row.getByTestId("endpoint-tokens").textContent())
+      .toBe(
+        `Full catalog ≈ ${estimate?.full.toLocaleString("en-US")} tokens · lazy ≈ ${estimate?.lazy.toLocaleString("en-US")} tokens`,
+      );
 
     await row.getByRole("button", { name: "Copy the URL of shop, plan" }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/mcp\/e\//);

@@ -8,10 +8,11 @@ import { useSession } from "@/components/session-provider";
 import { InlineConfirm } from "@/components/skills/inline-confirm";
 import { TextField } from "@/components/text-field";
 import { createEndpoint, deleteEndpoint } from "@/lib/connect/client";
-import type { CreateEndpointInput, Endpoint, McpMode } from "@/lib/connect/types";
+import type { CreateEndpointInput, Endpoint, ListingEstimate, McpMode, ToolEstimates } from "@/lib/connect/types";
 import { splitErrorDetails } from "@/lib/form-errors";
 import { formatDateTime } from "@/lib/format";
 import { DataTable } from "../data-table";
+import { ToolEstimate } from "./tool-estimate";
 
 export const MODES: { value: McpMode; label: string }[] = [
   { value: "agent", label: "agent: every tool" },
@@ -160,11 +161,12 @@ type EndpointTableProps = {
   endpoints: Endpoint[] | null;
   listError: unknown;
   origin: string;
+  estimates: ToolEstimates | null;
   onRetry: () => void;
   onDeleted: () => void;
 };
 
-export function EndpointTable({ endpoints, listError, origin, onRetry, onDeleted }: EndpointTableProps) {
+export function EndpointTable({ endpoints, listError, origin, estimates, onRetry, onDeleted }: EndpointTableProps) {
   const { handleAuthError } = useSession();
   const [deleteError, setDeleteError] = useState<unknown>(null);
 
@@ -202,19 +204,30 @@ export function EndpointTable({ endpoints, listError, origin, onRetry, onDeleted
       <ErrorBanner error={deleteError} />
       <DataTable
         className="connect-table endpoint-table"
-        columns={["Name", "Project", "Mode", "URL", { label: "Actions", hidden: true }]}
+        columns={["Name", "Project", "Mode", "Tool tokens", "URL", { label: "Actions", hidden: true }]}
       >
         {endpoints.map((endpoint) => (
-          <EndpointRow key={endpoint.id} endpoint={endpoint} origin={origin} onDelete={remove} />
+          <EndpointRow
+            key={endpoint.id}
+            endpoint={endpoint}
+            origin={origin}
+            estimate={estimates?.endpoints.find((e) => e.id === endpoint.id) ?? null}
+            onDelete={remove}
+          />
         ))}
       </DataTable>
     </>
   );
 }
 
-type EndpointRowProps = { endpoint: Endpoint; origin: string; onDelete: (endpoint: Endpoint) => Promise<void> };
+type EndpointRowProps = {
+  endpoint: Endpoint;
+  origin: string;
+  estimate: ListingEstimate | null;
+  onDelete: (endpoint: Endpoint) => Promise<void>;
+};
 
-function EndpointRow({ endpoint, origin, onDelete }: EndpointRowProps) {
+function EndpointRow({ endpoint, origin, estimate, onDelete }: EndpointRowProps) {
   const url = `${origin}${endpoint.path}`;
   const urlRef = useRef<HTMLElement>(null);
   return (
@@ -239,6 +252,9 @@ function EndpointRow({ endpoint, origin, onDelete }: EndpointRowProps) {
           {endpoint.searchFetch && <li className="chip">search + fetch</li>}
           {endpoint.lazyTools && <li className="chip">lazy tools</li>}
         </ul>
+      </td>
+      <td data-label="Tool tokens">
+        {estimate ? <ToolEstimate estimate={estimate} testId="endpoint-tokens" /> : <span className="muted">—</span>}
       </td>
       <td data-label="URL" className="endpoint-url-cell">
         <div className="connector-value">

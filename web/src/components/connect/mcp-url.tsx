@@ -2,8 +2,10 @@
 
 import { useId, useRef } from "react";
 import { CopyButton } from "@/components/copy-button";
+import type { ListingEstimate } from "@/lib/connect/types";
+import { ToolEstimate } from "./tool-estimate";
 
-export function McpUrlSection({ url }: { url: string }) {
+export function McpUrlSection({ url, estimate }: { url: string; estimate: ListingEstimate | null }) {
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   return (
@@ -36,6 +38,13 @@ export function McpUrlSection({ url }: { url: string }) {
         <code>X-Loadout-Project: &lt;path&gt;</code> (or <code>?project=</code>) to apply project scopes, and{" "}
         <code>X-Loadout-Mode: plan</code> (or <code>?mode=plan</code>) to offer read-only tools only.
       </p>
+      {estimate && (
+        <p className="field-hint">
+          Tools this URL lists: <ToolEstimate estimate={estimate} testId="mcp-url-tokens" />. Add{" "}
+          <code>?tools=lazy</code> to list <code>find_tools</code> and <code>call_tool</code> instead of every remote
+          server tool.
+        </p>
+      )}
     </section>
   );
 }

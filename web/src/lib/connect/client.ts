@@ -1,6 +1,6 @@
 import { api } from "@/lib/api";
 import type { CreatedToken } from "@/lib/types";
-import type { ConnectionList, CreateEndpointInput, Endpoint, EndpointList } from "./types";
+import type { ConnectionList, CreateEndpointInput, Endpoint, EndpointList, ToolEstimates } from "./types";
 
 // Paths of the MCP settings API (saved endpoints, recent connections) and the token a snippet needs.
 
@@ -9,6 +9,8 @@ export const listEndpoints = () => api.get<EndpointList>("/v1/endpoints");
 export const createEndpoint = (input: CreateEndpointInput) => api.post<Endpoint>("/v1/endpoints", input);
 
 export const deleteEndpoint = (id: string) => api.delete(`/v1/endpoints/${encodeURIComponent(id)}`);
+
+export const listToolEstimates = () => api.get<ToolEstimates>("/v1/endpoints/tool-estimates");
 
 export const listConnections = () => api.get<ConnectionList>("/v1/connections");
 

@@ -39,3 +39,8 @@ export type Connection = {
 };
 
 export type ConnectionList = { connections: Connection[] };
+
+// A session's tools/list in estimated tokens (about four characters a token), full against lazy.
+export type ListingEstimate = { full: number; lazy: number; tools: number };
+
+export type ToolEstimates = { default: ListingEstimate; endpoints: (ListingEstimate & { id: string })[] };

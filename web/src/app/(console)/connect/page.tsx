@@ -10,9 +10,9 @@ import { McpUrlSection } from "@/components/connect/mcp-url";
 import { ErrorBanner } from "@/components/error-banner";
 import { Loading } from "@/components/loading";
 import { useSession } from "@/components/session-provider";
-import { listConnections, listEndpoints } from "@/lib/connect/client";
+import { listConnections, listEndpoints, listToolEstimates } from "@/lib/connect/client";
 import { mcpUrlFor, useOrigin } from "@/lib/connect/origin";
-import type { Connection, Endpoint } from "@/lib/connect/types";
+import type { Connection, Endpoint, ToolEstimates } from "@/lib/connect/types";
 
 type Loaded<T> = { data: T | null; error: unknown };
 
@@ -23,10 +23,15 @@ export default function ConnectPage() {
   const mcpUrl = mcpUrlFor(origin);
   const [endpoints, setEndpoints] = useState<Loaded<Endpoint[]>>({ data: null, error: null });
   const [connections, setConnections] = useState<Loaded<Connection[]>>({ data: null, error: null });
+  // Optional: without them (an error, or still loading) the page shows no estimate rather than a wrong one.
+  const [estimates, setEstimates] = useState<ToolEstimates | null>(null);
   const [loadedAt, setLoadedAt] = useState(() => Date.now());
   const [refreshing, setRefreshing] = useState(false);
 
   const loadEndpoints = useCallback(async () => {
+    listToolEstimates().then(setEstimates, (error) => {
+      if (!handleAuthError(error)) setEstimates(null);
+    });
     try {
       const list = await listEndpoints();
       setEndpoints({ data: list.endpoints, error: null });
@@ -64,7 +69,7 @@ export default function ConnectPage() {
         </p>
       </header>
 
-      <McpUrlSection url={mcpUrl} />
+      <McpUrlSection url={mcpUrl} estimate={estimates?.default ?? null} />
 
       <section className="card" aria-labelledby={`${id}-clients`}>
         <h2 id={`${id}-clients`} className="card-title">
@@ -94,6 +99,7 @@ export default function ConnectPage() {
           endpoints={endpoints.data}
           listError={endpoints.data === null ? endpoints.error : null}
           origin={origin}
+          estimates={estimates}
           onRetry={() => void loadEndpoints()}
           onDeleted={() => void loadEndpoints()}
         />
