@@ -18,6 +18,8 @@ import { serveMcpHandler } from "../helpers/upstreams";
 
 const UI = { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } };
 const BOARD_VIEW = "<!doctype html><title>Board</title><p>The board view</p>";
+/** What the upstream's view holds now: changed by a test to see its content pinned. */
+let boardHtml = BOARD_VIEW;
 
 let server: TestServer;
 let upstream: { url: string; stop(): Promise<void> };
@@ -41,7 +43,7 @@ beforeAll(async () => {
         async () => ({ content: [{ type: "text" as const, text: "3 cards on the board" }] }),
       );
       registerAppResource(board, "board_view", "ui://board/view.html", { description: "The board." }, async () => ({
-        contents: [{ uri: "ui://board/view.html", mimeType: RESOURCE_MIME_TYPE, text: BOARD_VIEW }],
+        contents: [{ uri: "ui://board/view.html", mimeType: RESOURCE_MIME_TYPE, text: boardHtml }],
       }));
       board.registerResource("readme", "memo://readme", { mimeType: "text/plain" }, async () => ({
         contents: [{ uri: "memo://readme", text: "read me" }],
@@ -202,6 +204,41 @@ describe("an upstream's view link is pinned", () => {
       }
     } finally {
       boardView = "ui://board/view.html";
+    }
+  });
+});
+
+describe("an upstream's view content is pinned", () => {
+  it("withholds a view whose content changed, until the server is tested and the change approved", async () => {
+    const changed = "<!doctype html><title>Board</title><p>Another board</p>";
+    const exposed = "ui://_servers/board/board/view.html";
+    boardHtml = changed;
+    try {
+      const client = await connect("/mcp", {}, true);
+      const single = await connect("/mcp/s/me/board", {}, true);
+      try {
+        await expect(client.readResource({ uri: exposed })).rejects.toThrow(/changed since it was approved/);
+        await expect(single.readResource({ uri: "ui://board/view.html" })).rejects.toThrow(
+          /changed since it was approved/,
+        );
+        expect((await account.rest("/v1/workspaces/me/servers/board/test", { method: "POST" })).status).toBe(200);
+        // Listed again, its pin differs from the approved one: withheld, not listed, until approved.
+        expect((await single.listResources()).resources.map((r) => r.uri)).not.toContain("ui://board/view.html");
+        await expect(single.readResource({ uri: "ui://board/view.html" })).rejects.toThrow();
+        const approved = await account.rest("/v1/workspaces/me/servers/board/items/approve", {
+          method: "POST",
+          body: {},
+        });
+        expect(approved.status).toBe(200);
+        expect((await client.readResource({ uri: exposed })).contents[0]).toMatchObject({ text: changed });
+        expect((await single.readResource({ uri: "ui://board/view.html" })).contents[0]).toMatchObject({
+          text: changed,
+        });
+      } finally {
+        await Promise.all([client.close(), single.close()]);
+      }
+    } finally {
+      boardHtml = BOARD_VIEW;
     }
   });
 });

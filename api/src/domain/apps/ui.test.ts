@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { listedFor, toolViewMeta, toolViewOf, uiNegotiated, viewRefusal, withoutViews } from "./ui";
+import { itemHash, withRecordedDigest } from "../servers/items";
+import {
+  listedFor,
+  toolViewMeta,
+  toolViewOf,
+  uiNegotiated,
+  VIEW_DIGEST_KEY,
+  viewContentDigest,
+  viewContentProblem,
+  viewRefusal,
+  withoutViews,
+} from "./ui";
 
 const MIME = "text/html;profile=mcp-app";
 
@@ -62,5 +73,23 @@ describe("what a client is listed", () => {
       resourceTemplates: [],
     });
     expect(withoutViews("prompts/list", { prompts: [{ name: "ui://x" }] })).toEqual({ prompts: [{ name: "ui://x" }] });
+  });
+});
+
+describe("a view's content pin", () => {
+  const read = (text: string) => ({ contents: [{ uri: "ui://v", mimeType: "text/html;profile=mcp-app", text }] });
+  it("passes a view on only as recorded, and not before it was recorded", () => {
+    const recorded = viewContentDigest(read("<p>a</p>"));
+    expect(recorded).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(viewContentProblem(recorded, read("<p>a</p>"))).toBeNull();
+    expect(viewContentProblem(recorded, read("<p>b</p>"))).toMatch(/changed since it was approved/);
+    expect(viewContentProblem(undefined, read("<p>a</p>"))).toMatch(/not checked yet/);
+  });
+  it("is part of the resource's pin, and a listing is compared with the digest its row recorded", () => {
+    const listed = { uri: "ui://v", name: "v", mimeType: "text/html;profile=mcp-app" };
+    const stored = { ...listed, [VIEW_DIGEST_KEY]: "sha256:1" };
+    expect(itemHash("resource", stored)).not.toBe(itemHash("resource", listed));
+    expect(itemHash("resource", withRecordedDigest(listed, stored))).toBe(itemHash("resource", stored));
+    expect(withRecordedDigest(listed, { uri: "ui://v" })).toBe(listed);
   });
 });

@@ -1,4 +1,7 @@
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { canonicalJson } from "../servers/tools";
 
 /** The MCP Apps extension (2026-01-26) and the one view type Loadout serves and passes through. */
 export const UI_EXTENSION = EXTENSION_ID;
@@ -82,4 +85,29 @@ export function listedFor<T>(apps: boolean, tool: { view?: ToolView; definition:
   if (apps) return [tool.appDefinition ?? tool.definition];
   const visibility = tool.view?.visibility;
   return visibility && !visibility.includes("model") ? [] : [tool.definition];
+}
+
+/**
+ * Where an upstream view's content digest is kept in its stored resource definition (recorded when
+ * the server's items are listed, part of the item's pin): a key no upstream field can be.
+ */
+export const VIEW_DIGEST_KEY = "loadout/viewDigest";
+
+/** The digest of a view's content as a `resources/read` served it: each entry's type and text or bytes. */
+export function viewContentDigest(result: Record<string, unknown>): string {
+  const contents = Array.isArray(result.contents) ? (result.contents as Record<string, unknown>[]) : [];
+  const served = contents.map((c) => ({ mimeType: c?.mimeType, text: c?.text, blob: c?.blob }));
+  return `sha256:${bytesToHex(sha256(new TextEncoder().encode(canonicalJson(served))))}`;
+}
+
+/**
+ * Why a view read may not be passed on, or null: its content must be what was recorded when the
+ * server's items were last listed, which is what the user approved (the digest is in the pin).
+ */
+export function viewContentProblem(recorded: unknown, result: Record<string, unknown>): string | null {
+  if (typeof recorded !== "string")
+    return "not checked yet: press Test on the server's page in the Loadout console, then review it";
+  if (viewContentDigest(result) !== recorded)
+    return "changed since it was approved: press Test on the server's page in the Loadout console and review the change";
+  return null;
 }

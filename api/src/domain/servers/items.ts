@@ -1,5 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { VIEW_DIGEST_KEY } from "../apps/ui";
 import { proxiedToolName } from "./tool-names";
 import { canonicalJson, type PinState, pinState } from "./tools";
 import { declaresSkills, pinnedSkill } from "./upstream-skills";
@@ -48,7 +49,22 @@ function pinnedPart(kind: ServerItemKind, d: Record<string, unknown>): Record<st
   if (kind === "skill") return pinnedSkill(d);
   const base = { name: d.name, title: d.title, description: d.description ?? "" };
   if (kind === "prompt") return { ...base, arguments: d.arguments ?? [] };
-  return { ...base, key: itemKey(kind, d), mimeType: d.mimeType };
+  // A view's content is pinned too, by the digest recorded when it was listed (see VIEW_DIGEST_KEY).
+  const viewDigest = d[VIEW_DIGEST_KEY];
+  return { ...base, key: itemKey(kind, d), mimeType: d.mimeType, ...(viewDigest ? { viewDigest } : {}) };
+}
+
+/**
+ * A resource as an upstream lists it now, with the view digest its stored row recorded: the
+ * listing cannot carry the content, so its pin is compared on everything else (the content is
+ * checked where a read is passed on, see viewContentProblem).
+ */
+export function withRecordedDigest(
+  listed: Record<string, unknown>,
+  stored: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const digest = stored?.[VIEW_DIGEST_KEY];
+  return digest === undefined ? listed : { ...listed, [VIEW_DIGEST_KEY]: digest };
 }
 
 /** The pin of an item: SHA-256 of its kind and pinned part. */

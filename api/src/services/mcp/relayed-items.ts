@@ -1,11 +1,13 @@
 import type { Database } from "@loadout/db";
 import { UriTemplate } from "@modelcontextprotocol/server";
+import { isViewUri, VIEW_DIGEST_KEY, viewContentProblem } from "../../domain/apps/ui";
 import {
   ITEM_LISTINGS,
   ITEM_NOUNS,
   itemWithheldBecause,
   kindListedBy,
   type ServerItemKind,
+  withRecordedDigest,
 } from "../../domain/servers/items";
 import { AppError } from "../../errors";
 import type { HotCaches } from "../cache/hot";
@@ -115,7 +117,9 @@ export function servedListing(
   for (const item of listed) {
     const found = itemKeyOf(kind, item);
     const row = found ? byKey.get(found.key) : undefined;
-    if (!row || row.hash !== found?.hash) {
+    const hash =
+      row && kind === "resource" ? itemKeyOf(kind, withRecordedDigest(item, row.definition))?.hash : found?.hash;
+    if (!row || row.hash !== hash) {
       unseen.push(item);
       continue;
     }
@@ -143,6 +147,15 @@ export async function relayWithItems(
   const refused = relayedItemRefusal(rows, method, params, mode);
   if (refused) throw new AppError("forbidden", refused);
   const result = await send();
+  // A view's content is pinned: passed on only as it was when approved.
+  if (method === "resources/read" && isViewUri(params?.uri)) {
+    const row = rows.find((r) => r.kind === "resource" && r.key === params.uri);
+    const problem = row
+      ? viewContentProblem(row.definition[VIEW_DIGEST_KEY], result)
+      : "not among the resources the server listed (a view is served only as a listed resource)";
+    if (problem)
+      throw new AppError("forbidden", `The view ${JSON.stringify(String(params.uri).slice(0, 200))} is ${problem}.`);
+  }
   const kind = kindListedBy(method);
   if (!kind || result.resultType === "input_required") return result;
   const { result: served, unseen } = servedListing(rows, kind, result, mode);

@@ -1,6 +1,7 @@
 import { type Database, mcpServerItems, type mcpServers, workspaces } from "@loadout/db";
 import type { UpstreamTarget } from "@loadout/workers";
 import { and, asc, eq, notInArray, sql } from "drizzle-orm";
+import { isViewUri, VIEW_DIGEST_KEY, viewContentDigest } from "../../domain/apps/ui";
 import {
   exposedItemKey,
   ITEM_KINDS,
@@ -89,12 +90,39 @@ export async function listUpstreamItems(
   // A server that serves skills has its `skill://` resources served as their skills' files, each
   // checked against the approved manifest (see services/mcp/upstream-skills.ts), never as plain
   // resources that a read would pass through unchecked.
+  await recordViewDigests(pool, target, listing.resource ?? [], deadline);
   if (skills)
     for (const kind of ["resource", "template"] as const) {
       const items = listing[kind];
       if (items) listing[kind] = items.filter((item) => !(itemKey(kind, item) ?? "").startsWith("skill://"));
     }
   return listing;
+}
+
+/** At most this many of a server's views have their content read and pinned when it is listed. */
+const MAX_PINNED_VIEWS = 16;
+
+/**
+ * Reads each listed view (a `ui://` resource) and records its content digest in its definition,
+ * so that the item's pin covers what the view shows (a changed view is withheld until approved).
+ * A view not read (over the cap, past the budget, a failed read) has none and is not served.
+ */
+async function recordViewDigests(
+  pool: {
+    request(target: UpstreamTarget, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  },
+  target: UpstreamTarget,
+  resources: Record<string, unknown>[],
+  deadline: number,
+): Promise<void> {
+  const views = resources.filter((r) => isViewUri(r.uri)).slice(0, MAX_PINNED_VIEWS);
+  await Promise.all(
+    views.map(async (view) => {
+      if (Date.now() > deadline) return;
+      const read = await pool.request(target, "resources/read", { uri: view.uri }).catch(() => null);
+      if (read) view[VIEW_DIGEST_KEY] = viewContentDigest(read);
+    }),
+  );
 }
 
 /** Told of an entry a listing leaves out, with the reason (an invalid skill entry, one over the cap). */
