@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { inactiveBecause } from "../domain/activation";
 import { CHARS_PER_TOKEN } from "../domain/instructions";
+import { isUpstreamSkillAddress } from "../domain/servers/upstream-skills";
 import { docNameFor } from "../domain/skills/names";
 import type { ActionContext } from "../services/context";
 import { activeItems, type McpSession, resolveAddress } from "../services/mcp/catalog";
@@ -22,6 +23,7 @@ import {
   SkillEditToolInput,
   SkillsToolInput,
 } from "./tools";
+import { getUpstreamSkill, upstreamSkillsListed } from "./upstream-skills-tool";
 
 /**
  * Loadout's own tools, as the registry serves them on every path (see registry.ts): `skills`
@@ -198,23 +200,29 @@ export async function callSkillsTool(
   try {
     if (input.action === "list") {
       const items = await activeItems(ctx.db, session);
-      if (items.length === 0) return textResult("No skills or personas are active in this session.", { items: [] });
+      const theirs = await upstreamSkillsListed(ctx, session);
+      if (items.length === 0 && theirs.items.length === 0)
+        return textResult("No skills or personas are active in this session.", { items: [] });
       const lines = items.map(
         (i) =>
           `- ${i.address}${i.kind === "persona" ? " (persona)" : ""} [${i.origin.kind === "team" ? `team ${i.origin.team}` : "personal"}]: ${i.description}`,
       );
-      return textResult(lines.join("\n"), {
-        items: items.map((i) => ({
-          name: i.address,
-          kind: i.kind,
-          origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
-          description: i.description,
-          // What reading all of it would cost, at about four bytes a token (see estimateTokens).
-          tokens: Math.ceil(i.totalBytes / CHARS_PER_TOKEN),
-        })),
+      return textResult([...lines, ...theirs.lines].join("\n"), {
+        items: [
+          ...items.map((i) => ({
+            name: i.address,
+            kind: i.kind,
+            origin: i.origin.kind === "team" ? `team:${i.origin.team}` : "personal",
+            description: i.description,
+            // What reading all of it would cost, at about four bytes a token (see estimateTokens).
+            tokens: Math.ceil(i.totalBytes / CHARS_PER_TOKEN),
+          })),
+          ...theirs.items,
+        ],
       });
     }
     if (!input.name) return failure('Give the item\'s name: skills(action="get", name="…").');
+    if (isUpstreamSkillAddress(input.name)) return getUpstreamSkill(ctx, session, { ...input, name: input.name });
     const resolved = await resolveAddress(ctx.db, session, input.name);
     if (!resolved.ok)
       return failure(

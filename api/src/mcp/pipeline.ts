@@ -51,6 +51,7 @@ import { buildRelayServer, type RelayOptions } from "./relay-server";
 import { errorResult, failure, type ToolResult } from "./results";
 import { buildMcpServer, SERVER_INFO, type ServerOptions, type ToolOutcome } from "./server";
 import { readSessionInputs } from "./session-inputs";
+import { upstreamInstructionItems } from "./upstream-skills-tool";
 
 /** MCP requests are small JSON-RPC messages; skill_edit with files is the largest. */
 const MCP_BODY_LIMIT = 4 * 1024 * 1024;
@@ -201,7 +202,7 @@ export function mcpPipeline(
         c.get("defer")(() => after(c.get("db")));
       }
       try {
-        decided = await decideSession(c.get("db"), serverDeps.hot, resolved, inputs, target);
+        decided = await decideSession(c.get("db"), serverDeps, resolved, inputs, target);
       } catch (error) {
         if (error instanceof AppError) return rpcError(requestId, error);
         throw error;
@@ -481,11 +482,14 @@ export function mcpPipeline(
       const instructions =
         (method === "initialize" || method === "server/discover") && !single
           ? instructionsBlock(
-              (await activeItems(ctx.db, session)).map((i) => ({
-                address: i.address,
-                kind: i.kind,
-                description: i.description,
-              })),
+              [
+                ...(await activeItems(ctx.db, session)).map((i) => ({
+                  address: i.address,
+                  kind: i.kind,
+                  description: i.description,
+                })),
+                ...(await upstreamInstructionItems(ctx, session, serverDeps)),
+              ],
               {
                 mode: session.mode,
                 lazyTools: lazy,

@@ -5,6 +5,7 @@ import type { WorkspaceView } from "../../schemas/workspaces";
 import type { HotCaches } from "../cache/hot";
 import type { Principal } from "../context";
 import { prepared } from "../prepared";
+import type { ServerDeps } from "../servers/upstreams";
 import { findSkill, type SkillRow } from "../skills/lookup";
 
 /** What an MCP session sees: who, which workspaces, which project, which mode, which client. */
@@ -15,6 +16,8 @@ export interface McpSession {
   mode: "agent" | "plan" | "goal";
   /** Where this instance keeps what sessions read, while Postgres's change feed is live. */
   caches?: HotCaches;
+  /** The upstream proxy's dependencies: upstream servers' skills are read through them (services/mcp/upstream-skills.ts). */
+  servers?: ServerDeps;
 }
 
 export interface CatalogItem {

@@ -2,7 +2,7 @@ import type { Database } from "@loadout/db";
 import { chooseSession } from "../../domain/mcp/session-choice";
 import { AppError } from "../../errors";
 import type { ResolvedBearer } from "../auth/resolve-bearer";
-import type { HotCaches } from "../cache/hot";
+import type { ServerDeps } from "../servers/upstreams";
 import type { McpSession } from "./catalog";
 import { findEndpoint } from "./endpoints";
 import type { SingleServer } from "./proxied";
@@ -50,7 +50,7 @@ export interface DecidedSession {
  */
 export async function decideSession(
   db: Database,
-  hot: HotCaches,
+  servers: ServerDeps,
   resolved: ResolvedBearer,
   inputs: SessionInputs,
   target: { endpointId: string | null; single: { ws: string; slug: string } | null },
@@ -65,7 +65,7 @@ export async function decideSession(
   } | null = null;
   if (target.endpointId) {
     const id = target.endpointId;
-    endpoint = await hot.byUser(`endpoint\u0000${principal.userId}\u0000${id}`, principal.userId, () =>
+    endpoint = await servers.hot.byUser(`endpoint\u0000${principal.userId}\u0000${id}`, principal.userId, () =>
       findEndpoint({ db, principal }, id),
     );
     if (!endpoint)
@@ -95,7 +95,8 @@ export async function decideSession(
       workspaces: resolved.workspaces,
       project: choice.project,
       mode: choice.mode,
-      caches: hot,
+      caches: servers.hot,
+      servers,
     },
     endpoint: endpoint ? { id: endpoint.id, searchFetch: endpoint.searchFetch, lazyTools: endpoint.lazyTools } : null,
     single,
