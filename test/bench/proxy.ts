@@ -64,6 +64,8 @@ export interface ProxyFigures {
   lazyListTokens: number;
   listP99: number;
   secondSessionUpstreamRequests: number;
+  /** Bytes of each of Loadout's MCP Apps views, as `resources/read` serves them to a negotiating client. */
+  viewBytes: Record<string, number>;
 }
 
 const SERVERS = 16;
@@ -114,6 +116,10 @@ const callBody = (name: string, text: string) =>
   });
 /** Lazy-mode rounds (each a listing and a find_tools), the first 20 warming up. */
 const LAZY_ROUNDS = 120;
+/** A 2026-07-28 client's capabilities negotiating MCP Apps. */
+const APPS_CAPABILITIES = {
+  extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+};
 const LIST_BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } });
 
 export async function rest(url: string, token: string, path: string, body?: unknown) {
@@ -242,6 +248,24 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       }
     }
 
+    // Loadout's MCP Apps views, read as a client that negotiated the extension reads them.
+    const viewBytes: Record<string, number> = {};
+    for (const uri of ["ui://loadout/skills.html", "ui://loadout/skill-edit.html"]) {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: mcpHeaders(token, "resources/read"),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "resources/read",
+          params: { uri, _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": APPS_CAPABILITIES } },
+        }),
+      });
+      const text = ((await rpcAnswer(res)).result?.contents as { text?: string }[] | undefined)?.[0]?.text;
+      if (res.status !== 200 || !text) throw new Error(`resources/read ${uri} answered ${res.status}`);
+      viewBytes[uri] = new TextEncoder().encode(text).length;
+    }
+
     // The light upstream for the calls, imported after the listings so that they stay 16 × 64.
     echo = await startEchoProcess("bench-echo");
     await importServers(server.url, token, { [ECHO_SLUG]: { url: echo.url } });
@@ -321,6 +345,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
       fullListTokens: estimatedTokens(fullTools),
       lazyListTokens: estimatedTokens(lazyTools),
       secondSessionUpstreamRequests: after - before,
+      viewBytes,
     };
   } finally {
     await Promise.all([...upstreams, ...(echo ? [echo] : []), ...(floor ? [floor] : [])].map((u) => u.stop()));
@@ -377,6 +402,10 @@ export function printProxy(f: ProxyFigures): void {
   console.log(
     `${label("estimated tokens of tools/list, full / lazy")}${String(f.fullListTokens).padStart(6)}        ${f.lazyListTokens} lazy (${x(f.fullListTokens / Math.max(1, f.lazyListTokens))}× fewer)`,
   );
+  for (const [uri, bytes] of Object.entries(f.viewBytes))
+    console.log(
+      `${label(`MCP Apps view ${uri}`)}${(bytes / 1024).toFixed(1).padStart(6)} KiB    ≤ 64 KiB (${x(bytes / 65536)}×)`,
+    );
   console.log(
     `${label("upstream requests for a second session's listing")}${String(f.secondSessionUpstreamRequests).padStart(6)}        0 ${f.secondSessionUpstreamRequests === 0 ? "(ok)" : "(NOT OK)"}`,
   );
