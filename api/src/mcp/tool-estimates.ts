@@ -6,6 +6,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   PROTOCOL_VERSION_META_KEY,
 } from "@modelcontextprotocol/server";
+import { listedFor } from "../domain/apps/ui";
 import { chooseSession } from "../domain/mcp/session-choice";
 import { listingTokens } from "../domain/mcp/tool-search";
 import { silentLogger } from "../logger";
@@ -83,7 +84,8 @@ export function sessionBuiltIns(
 
 /**
  * One session's listings, normal and lazy, estimated from the definitions its tools/list answers
- * (by a client that did not negotiate MCP Apps, whose views add to a definition).
+ * by a client that did not negotiate MCP Apps (most do not; to one that did, a tool with a view is
+ * listed with it, and a tool only views may call is listed too).
  */
 export async function estimateSession(
   ctx: ActionContext,
@@ -92,7 +94,7 @@ export async function estimateSession(
   deps: ServerDeps,
 ): Promise<ListingEstimate> {
   const catalog = await proxiedCatalog(ctx.db, session, deps, ctx.logger ?? silentLogger, ctx.now);
-  const listing = catalog.map((t) => t.definition);
+  const listing = catalog.flatMap((t) => listedFor(false, t));
   const [full, lazy] = await Promise.all([
     listedTools(ctx, session, sessionBuiltIns(session, { searchFetch, lazy: false }, deps), listing),
     listedTools(ctx, session, sessionBuiltIns(session, { searchFetch, lazy: true }, deps), []),

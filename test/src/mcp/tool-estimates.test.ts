@@ -2,18 +2,23 @@
  * The Connect page's estimate (GET /v1/endpoints/tool-estimates): for the MCP URL and each saved
  * endpoint, the estimated tokens of its full tools/list against its lazy one equal the estimate of
  * what a real SDK client is listed there, normal and lazy, on both protocol eras, with an upstream
- * imported with its tools, in each endpoint's mode, project and search and fetch setting.
+ * imported with its tools (and one whose tool only its MCP Apps view may call, which a client without
+ * Apps is not listed), in each endpoint's mode, project and search and fetch setting.
  */
 
 import { listingTokens } from "@loadout/api/domain/mcp/tool-search";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { registerAppTool } from "@modelcontextprotocol/ext-apps/server";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
+import { type StatelessUpstream, serveMcpHandler, startStatelessUpstream } from "../helpers/upstreams";
 
 let server: TestServer;
 let upstream: StatelessUpstream;
+let board: { url: string; stop(): Promise<void> };
 let account: Account;
 let secret: string;
 
@@ -27,13 +32,35 @@ interface Estimates {
   endpoints: (Estimate & { id: string })[];
 }
 
+/** An upstream with a tool the model may call and one only its view may (`visibility: ["app"]`). */
+function boardServer() {
+  const board = new McpServer({ name: "board", version: "1.0.0" });
+  for (const [name, visibility] of [
+    ["show_board", ["model", "app"]],
+    ["move_card", ["app"]],
+  ] as const)
+    registerAppTool(
+      board,
+      name,
+      {
+        description: `The board's ${name.replace("_", " ")}.`,
+        inputSchema: z.object({}),
+        _meta: { ui: { resourceUri: "ui://board/view.html", visibility: [...visibility] } },
+      },
+      async () => ({ content: [{ type: "text" as const, text: "done" }] }),
+    );
+  return board;
+}
+
 beforeAll(async () => {
-  [server, upstream] = await Promise.all([
+  [server, upstream, board] = await Promise.all([
     startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }),
     startStatelessUpstream({ extraTools: 12 }),
+    serveMcpHandler(createMcpHandler(boardServer, { legacy: "stateless" })),
   ]);
   account = await signUpAccount(server.url, "estimates@example.com");
   await addApprovedServer(account, "tracker", upstream.url);
+  await addApprovedServer(account, "board", board.url);
   // Plan mode lists this tool (for its "list" action) and no other of the server's.
   const marked = await account.rest("/v1/workspaces/me/servers/tracker/tools/issues", {
     method: "PATCH",
@@ -44,7 +71,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([server?.close(), upstream?.stop()]);
+  await Promise.all([server?.close(), upstream?.stop(), board?.stop()]);
 });
 
 const ERAS = [
@@ -102,7 +129,8 @@ describe("tool estimates", () => {
 
     // The MCP URL as is, and with ?tools=lazy.
     const full = await listedTokens("/mcp", options);
-    expect(full.names).toContain("tracker_extra_12");
+    expect(full.names).toEqual(expect.arrayContaining(["tracker_extra_12", "board_show_board"]));
+    expect(full.names).not.toContain("board_move_card");
     expect(main.full).toBe(full.tokens);
     expect(main.tools).toBe(full.names.length);
     const lazyListing = await listedTokens("/mcp?tools=lazy", options);
