@@ -261,6 +261,59 @@ describe("what is never served", () => {
   });
 });
 
+describe("modes and teams", () => {
+  it("offers an upstream skill in plan mode only once it is marked safe there, as other items", async () => {
+    const plan = await connect(aliceSecret, {}, "?mode=plan");
+    try {
+      expect(await listedUris(plan)).not.toContain(PDF_URI);
+    } finally {
+      await plan.close();
+    }
+    const marked = await alice.rest("/v1/workspaces/me/servers/docs/items", {
+      method: "PATCH",
+      body: { kind: "skill", key: "skill://pdf/SKILL.md", planSafe: true },
+    });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    const again = await connect(aliceSecret, {}, "?mode=plan");
+    try {
+      expect(await listedUris(again)).toContain(PDF_URI);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("names a team's server's skills with the team's prefix, in URIs, origin and the tool's name", async () => {
+    expect(
+      (await alice.rest("/v1/workspaces", { method: "POST", body: { slug: "acme-up", name: "Acme" } })).status,
+    ).toBe(201);
+    for (const [path, body] of [
+      ["import", { text: JSON.stringify({ mcpServers: { manuals: { url: upstream.url } } }) }],
+      ["manuals/test", undefined],
+      ["manuals/items/approve", {}],
+    ] as const) {
+      const answer = await alice.rest(`/v1/workspaces/acme-up/servers/${path}`, {
+        method: "POST",
+        ...(body === undefined ? {} : { body }),
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    }
+    const client = await connect(aliceSecret);
+    try {
+      const entry = (await new SkillsClient(client).list()).skills.find(
+        (s) => s.uri === "skill://_servers/acme-up_manuals/pdf/SKILL.md",
+      );
+      expect(entry?._meta?.["dev.loadout/origin"]).toBe("server:acme-up_manuals");
+      const got = await client.callTool({
+        name: "skills",
+        arguments: { action: "get", name: "server:acme-up_manuals/pdf" },
+      });
+      expect(textOf(got)).toContain("Follow these steps.");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("a changed upstream skill", () => {
   it("is withheld until the user approves it again, then served as it is now", async () => {
     await upstream.setSkill("pdf", { "SKILL.md": skillDoc("pdf", "Fill in PDF forms, now with signatures.") });
