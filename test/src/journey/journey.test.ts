@@ -4,7 +4,8 @@
  * Queue and local Hyperdrive to this machine's Postgres, proxy Worker with its Durable Objects;
  * test/src/worker/topology.ts). Sign-up, a token, a skill, the SDK v2 client on both eras and the
  * v1 client, a real server-everything imported, tested and approved, its tool listed and called
- * through /mcp and /mcp/s, plan mode, a revoked token refused on its next call, and the call log.
+ * through /mcp and /mcp/s, lazy tools, MCP Apps views, plan mode, a saved endpoint's pins (project
+ * and mode), a revoked token refused on its next call, and the call log.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -191,6 +192,39 @@ describe.each(HOSTS)("the journey on %s", (_name, start) => {
       );
     } finally {
       await client.close();
+    }
+  });
+
+  it.each(ERAS)("serves a saved endpoint as it pins project and mode, %s", async (era, options) => {
+    const name = `alpha-${era.startsWith("2026") ? "modern" : "legacy"}`;
+    const created = await account.rest("/v1/workspaces/me/skills", {
+      method: "POST",
+      body: {
+        name,
+        description: "Only for the alpha project.",
+        instructions: "# Alpha",
+        scope: { mode: "projects", projects: [`/work/${name}`] },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const endpoint = await account.rest("/v1/endpoints", {
+      method: "POST",
+      body: { name: `${name} plan`, project: `/work/${name}`, mode: "plan" },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    const pinned = await connect(endpoint.body.path, options);
+    const plain = await connect("/mcp", options);
+    try {
+      const listed = (await pinned.listTools()).tools.map((t) => t.name);
+      expect(listed).toContain("skills");
+      expect(listed).not.toContain("skill_edit");
+      const items = await pinned.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(textOf(items)).toContain(name);
+      const elsewhere = await plain.callTool({ name: "skills", arguments: { action: "list" } });
+      expect(textOf(elsewhere)).not.toContain(name);
+      expect((await plain.listTools()).tools.map((t) => t.name)).toContain("skill_edit");
+    } finally {
+      await Promise.all([pinned.close(), plain.close()]);
     }
   });
 
