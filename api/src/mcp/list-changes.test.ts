@@ -1,7 +1,7 @@
 import type { ServerEvent } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { Freshness } from "../services/cache/freshness";
-import { concerns, listChanges } from "./list-changes";
+import { bothSources, concerns, listChanges, polledChanges } from "./list-changes";
 
 const scope = { userId: "usr_a", workspaceIds: ["ws_a", "ws_team"] };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,5 +68,32 @@ describe("listChanges", () => {
     feed.listened();
     await sleep(30);
     expect(heard).toContain("tools_list_changed");
+  });
+});
+
+describe("polledChanges", () => {
+  it("hears a counter that moved after the first read, polled while the stream is open, and stops with it", async () => {
+    const counters = new Map([
+      ["user:usr_a", 4],
+      ["ws:ws_a", 9],
+    ]);
+    let polls = 0;
+    const { feed, source } = await polledChanges(async (into) => {
+      polls++;
+      into.apply([...counters.keys(), "ws:ws_team"], counters);
+    }, 10);
+    expect(polls).toBe(1);
+    const bus = listChanges(feed, scope, 5, bothSources(source, null));
+    const heard: ServerEvent["kind"][] = [];
+    const stop = bus.subscribe((event) => heard.push(event.kind));
+    await sleep(40);
+    // What the first read saw is no change.
+    expect(heard).toEqual([]);
+    counters.set("ws:ws_a", 10);
+    await expect.poll(() => heard, { timeout: 1_000 }).toContain("tools_list_changed");
+    stop();
+    const after = polls;
+    await sleep(40);
+    expect(polls).toBe(after);
   });
 });

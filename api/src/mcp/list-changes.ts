@@ -1,5 +1,5 @@
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
-import type { FeedChange, Freshness } from "../services/cache/freshness";
+import { type FeedChange, type Freshness, PolledFreshness } from "../services/cache/freshness";
 
 /** Changes heard within this long of each other are told once: a save touches several rows. */
 export const SETTLE_MS = 200;
@@ -82,5 +82,51 @@ export function listChanges(
         timer = undefined;
       };
     },
+  };
+}
+
+/** How often a listen stream reads its counters where no change feed runs (Workers): one statement each time. */
+export const LISTEN_POLL_MS = 3_000;
+
+/**
+ * A listen stream's own feed where no change feed runs (Workers): the counters of its user and
+ * workspaces (services/cache/stamps.ts), read once before the stream starts and then every
+ * LISTEN_POLL_MS while it is open, each moved counter told as the feed would tell it. The stream's
+ * own, not the isolate's: a change another request polled would reach this stream from that
+ * request's context, and workerd forbids I/O on behalf of another request. `done` is called when
+ * the stream stops (the stream's own database connection is released there: the request's own is
+ * released once its handler answered, while the stream goes on).
+ */
+export async function polledChanges(
+  poll: (into: PolledFreshness) => Promise<void>,
+  everyMs = LISTEN_POLL_MS,
+  done: () => void = () => {},
+): Promise<{ feed: Freshness; source: EventSource }> {
+  const own = new PolledFreshness();
+  await poll(own);
+  return {
+    feed: own,
+    source: () => {
+      const timer = setInterval(() => {
+        // A failed read (the database away for a moment) is tried again at the next tick.
+        poll(own).catch(() => {});
+      }, everyMs);
+      return () => {
+        clearInterval(timer);
+        done();
+      };
+    },
+  };
+}
+
+/** Several event sources as one, started and stopped together. */
+export function bothSources(...sources: (EventSource | null)[]): EventSource | null {
+  const present = sources.filter((s): s is EventSource => s !== null);
+  if (present.length <= 1) return present[0] ?? null;
+  return (publish) => {
+    const stops = present.map((source) => source(publish));
+    return () => {
+      for (const stop of stops) stop();
+    };
   };
 }

@@ -44,7 +44,7 @@ import {
   MAX_INPUT_ROUNDS,
 } from "./legacy-input";
 import { legacySessions } from "./legacy-session";
-import { listChanges } from "./list-changes";
+import { bothSources, LISTEN_POLL_MS, listChanges, polledChanges } from "./list-changes";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
@@ -111,8 +111,10 @@ export function mcpPipeline(
     return per.relay ? buildRelayServer(per.relay) : buildMcpServer(per.ctx, per.session, per.options);
   };
   const handler = createMcpHandler(factory, { legacy: "stateless", maxRequestBodySize: MCP_BODY_LIMIT });
-  // Where the change feed runs (Node), a 2026-07-28 client may listen for its lists' changes.
+  // Where the change feed runs (Node), a 2026-07-28 client may listen for its lists' changes;
+  // where it does not (Workers), a listen stream polls its own counters (see polledChanges).
   const feed = instanceDeps.hot.freshness;
+  const listenable = Boolean(feed) || Boolean(instanceDeps.polled);
 
   /**
    * Keeps an upstream tool a plain call looked up now, for the session's next calls, with the pool's
@@ -442,7 +444,7 @@ export function mcpPipeline(
       const report = (outcome: ToolOutcome) => {
         toolOutcome = outcome;
       };
-      const listChanged = Boolean(feed) && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
+      const listChanged = listenable && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
       const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
       // A listing needs none; a call's log messages need logging declared.
       const declared =
@@ -540,7 +542,7 @@ export function mcpPipeline(
       // Its resource subscriptions (a single-server URL's, or /mcp's namespaced ones): those the
       // session may read are watched upstream while the stream is open, and only those are
       // acknowledged.
-      const listening = method === "subscriptions/listen" && feed && listChanged;
+      const listening = method === "subscriptions/listen" && listChanged;
       let served = body;
       let watches: ResourceWatches | null = null;
       const asked = listening ? askedSubscriptions(params) : null;
@@ -556,15 +558,34 @@ export function mcpPipeline(
         served = withSubscriptions(body, watches?.uris ?? []);
       }
       const watched = watches;
+      const scope = { userId: principal.userId, workspaceIds: session.workspaces.map((w) => w.id) };
+      // The stream's own connection: the request's is released once the handler answered.
+      const own = listening && !feed ? deps.database.acquire() : null;
+      const polledFeed = own
+        ? await polledChanges(
+            (into) => pollStamps(own.db, into, scope.userId, scope.workspaceIds),
+            LISTEN_POLL_MS,
+            () => void own.release().catch(() => {}),
+          ).catch(async (error) => {
+            await own.release().catch(() => {});
+            throw error;
+          })
+        : null;
+      const listenFeed = feed ?? polledFeed?.feed;
       const serving =
-        listening && feed
+        listening && listenFeed
           ? createMcpHandler(factory, {
               legacy: "reject",
               bus: listChanges(
-                feed,
-                { userId: principal.userId, workspaceIds: session.workspaces.map((w) => w.id) },
+                listenFeed,
+                scope,
                 undefined,
-                watched?.uris.length ? (publish) => watched.start((update) => publish(resourceUpdated(update))) : null,
+                bothSources(
+                  watched?.uris.length
+                    ? (publish) => watched.start((update) => publish(resourceUpdated(update)))
+                    : null,
+                  polledFeed?.source ?? null,
+                ),
               ),
             })
           : handler;

@@ -306,12 +306,25 @@ describe("the built Worker in workerd", () => {
       expect(client.getInstructions()).toContain("- edge-skill: Served from workerd.");
       const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "edge-skill" } });
       expect((got.content as { text: string }[])[0]?.text).toContain("Hello from the edge.");
-      // No change feed on Workers: no list changes are declared, and a listen is acknowledged
-      // empty and ended at once (on Node it is held open and fed; list-changed.test.ts).
-      expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+      // No change feed on Workers: a listen stream reads its own counters while it is open (on
+      // Node the change feed tells it; list-changed.test.ts), and hears the next save.
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+      const heard: string[] = [];
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
+        heard.push("tools");
+      });
       const listening = await client.listen({ toolsListChanged: true });
-      expect(listening.honoredFilter).toEqual({});
-      expect(await listening.closed).toBe("graceful");
+      expect(listening.honoredFilter).toMatchObject({ toolsListChanged: true });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(heard).toEqual([]);
+      const saved = await postJson(
+        "/v1/workspaces/me/skills",
+        { name: "edge-skill-2", description: "Saved while listening.", instructions: "Heard?" },
+        { authorization: `Bearer ${secret}` },
+      );
+      expect(saved.status, saved.text).toBe(201);
+      await expect.poll(() => heard, { timeout: 10_000 }).toEqual(["tools"]);
+      await listening.close();
     } finally {
       await client.close();
     }
