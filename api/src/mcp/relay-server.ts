@@ -1,5 +1,12 @@
 import { type CallToolResult, type RelatedNotification, UpstreamRpcError } from "@loadout/workers";
 import { inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  RESOURCES_DIRECTORY_READ_METHOD,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/server/ext/skills";
+import { z } from "zod";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { listedFor, withoutViews } from "../domain/apps/ui";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
@@ -23,6 +30,9 @@ const RELAYED: Record<string, string> = {
   "prompts/get": "prompts",
   "completion/complete": "completions",
 };
+
+const ANY_PARAMS = z.looseObject({});
+const DIRECTORY_READ = RESOURCES_DIRECTORY_READ_METHOD;
 
 /** What the relay needs of the endpoint: the session's tools and the two ways to reach the upstream. */
 export interface RelayOptions {
@@ -120,22 +130,38 @@ export function buildRelayServer(options: RelayOptions): Server {
     options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
     return server.projectCallToolResult(result, undefined) as never;
   });
+  const relayed = async (method: string, given: Record<string, unknown> | undefined, ctx: ServerContext) => {
+    const { _meta: _, ...params } = given ?? {};
+    // A retry's input rounds, which the SDK lifts out of the params, go back in for the upstream.
+    const { inputResponses, requestState } = ctx.mcpReq;
+    const state = requestState<string>();
+    if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
+    if (typeof state === "string") params.requestState = state;
+    try {
+      const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) });
+      return (options.apps ? result : withoutViews(method, result)) as never;
+    } catch (error) {
+      throw relayedError(error, options);
+    }
+  };
   for (const [method, capability] of Object.entries(RELAYED)) {
     if (!offered(capability)) continue;
-    server.setRequestHandler(method as "resources/list", async (request, ctx) => {
-      const { _meta: _, ...params } = (request.params ?? {}) as Record<string, unknown>;
-      // A retry's input rounds, which the SDK lifts out of the params, go back in for the upstream.
-      const { inputResponses, requestState } = ctx.mcpReq;
-      const state = requestState<string>();
-      if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
-      if (typeof state === "string") params.requestState = state;
-      try {
-        const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) });
-        return (options.apps ? result : withoutViews(method, result)) as never;
-      } catch (error) {
-        throw relayedError(error, options);
-      }
+    server.setRequestHandler(method as "resources/list", (request, ctx) =>
+      relayed(method, request.params as Record<string, unknown> | undefined, ctx),
+    );
+  }
+  // The Skills extension (SEP-2640), declared as the upstream declared it: its methods pass through
+  // under the server's skill pins (services/mcp/relayed-items.ts), like its other items.
+  const skills = (upstream.extensions as Record<string, unknown> | undefined)?.[SKILLS_EXTENSION_ID];
+  if (skills && typeof skills === "object" && offered("resources")) {
+    const directoryRead = (skills as { directoryRead?: unknown }).directoryRead === true;
+    server.registerCapabilities({
+      extensions: { [SKILLS_EXTENSION_ID]: directoryRead ? { directoryRead: true } : {} },
     });
+    for (const method of [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, ...(directoryRead ? [DIRECTORY_READ] : [])])
+      server.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) =>
+        relayed(method, params as Record<string, unknown>, ctx),
+      );
   }
   // Loadout serves 2025 sessions statelessly and shares the upstream's session between its
   // clients: a level set by one cannot be kept for it. Accepted; each request's messages are passed

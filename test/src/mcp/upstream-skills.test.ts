@@ -136,6 +136,24 @@ describe.each(ERAS)("on %s", (_era, options) => {
     }
   });
 
+  it("passes the skills extension through at /mcp/s as the server gives it, under the same pins", async () => {
+    const client = await connect(aliceSecret, options, "/s/me/docs");
+    try {
+      const skills = new SkillsClient(client);
+      expect(skills.supported).toBe(true);
+      const listed = (await skills.list()).skills.map((s) => s.uri).sort();
+      expect(listed).toEqual(["skill://broken/SKILL.md", "skill://code-review/SKILL.md", "skill://pdf/SKILL.md"]);
+      const { skill } = await skills.get("skill://pdf/SKILL.md");
+      const doc = await skills.read(skill);
+      expect(doc.verified).toBe(true);
+      expect(doc.text).toBe(PDF);
+      // A file no approved manifest lists is refused before the server is asked.
+      await expect(client.readResource({ uri: "skill://pdf/secrets.md" })).rejects.toThrow(/not among/);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("gets it and reads its files from the server, each verified against its digest", async () => {
     const client = await connect(aliceSecret, options);
     try {

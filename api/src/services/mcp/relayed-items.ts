@@ -15,7 +15,7 @@ import { itemKeyOf, noteListedItems, type ServerItemRow, serverItems } from "../
 import type { ServerRow } from "../servers/upstreams";
 
 /** What a relayed request other than a listing names: the item whose pin and settings govern it. */
-type Named = { kind: ServerItemKind; key: string } | { uri: string } | null;
+type Named = { kind: ServerItemKind; key: string } | { uri: string } | { directory: string } | null;
 
 /** The item a request names (prompts/get, resources/read, completion/complete…); null for one that names none (ping). */
 function namedBy(method: string, params: Record<string, unknown> | undefined): Named {
@@ -26,6 +26,8 @@ function namedBy(method: string, params: Record<string, unknown> | undefined): N
       return { kind: "prompt", key: text(p.name) };
     case "skills/get":
       return { kind: "skill", key: text(p.uri) };
+    case "resources/directory/read":
+      return { directory: text(p.uri) };
     case "resources/read":
     case "resources/subscribe":
     case "resources/unsubscribe":
@@ -57,6 +59,14 @@ function templateOf(row: ServerItemRow): UriTemplate | null {
   return compiled.get(row) ?? null;
 }
 
+/** Whether a directory URI is a skill's root (its SKILL.md's folder) or a folder within it. */
+function inSkill(skillUri: string, directory: string): boolean {
+  const root = skillUri.slice(0, skillUri.lastIndexOf("/"));
+  const asked = directory.replace(/\/+$/, "");
+  // No dot segments: a folder "within" the skill must not climb out of it.
+  return asked === root || (asked.startsWith(`${root}/`) && !/\/\.\.?(\/|$)/.test(asked.slice(root.length)));
+}
+
 /** Whether a skill row's pinned manifest lists this upstream URI. */
 function inManifest(row: ServerItemRow, uri: string): boolean {
   const resources = row.definition.resources;
@@ -76,6 +86,15 @@ export function relayedItemRefusal(
 ): string | null {
   const named = namedBy(method, params);
   if (!named) return null;
+  if ("directory" in named) {
+    // A directory of a served skill (its root or a folder within it), as the skills extension reads them.
+    const within = rows.some(
+      (r) => r.kind === "skill" && itemWithheldBecause(r, mode) === null && inSkill(r.key, named.directory),
+    );
+    return within
+      ? null
+      : `${JSON.stringify(named.directory.slice(0, 200))} is not a directory of a skill served here.`;
+  }
   if ("kind" in named) {
     const row = rows.find((r) => r.kind === named.kind && r.key === named.key);
     const withheld = itemWithheldBecause(row, mode);
