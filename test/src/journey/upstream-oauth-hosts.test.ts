@@ -108,6 +108,39 @@ describe.each(HOSTS)("per-user upstream OAuth on %s", (_name, start) => {
     expect(upstream.accessTokens.size).toBe(before);
   });
 
+  it.each([
+    ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
+    ["2025 handshake", {}],
+  ])("asks a %s member who can open a URL to open the sign-in page, once a call", async (_era, era) => {
+    const before = upstream.accessTokens.size;
+    const client = new Client(
+      { name: "oauth-url", version: "1.0.0" },
+      { ...era, capabilities: { elicitation: { url: {} } } },
+    );
+    const asked: Record<string, unknown>[] = [];
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(request.params as Record<string, unknown>);
+      return { action: "accept" };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${bobToken}` } },
+        fetch: (url, init) => host.send(String(url), init ?? {}),
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: "acme_tracker_whoami", arguments: {} });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ mode: "url" });
+      expect(String(asked[0]?.url)).toMatch(/\/servers\/edit\/\?slug=tracker&ws=acme$/);
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/needs you to sign in first/);
+    } finally {
+      await client.close();
+    }
+    expect(upstream.accessTokens.size).toBe(before);
+  });
+
   it("has each member ride their own account: Bob never gets Ada's token or session", async () => {
     expect((await connect(bob, "bob")).status).toBe(302);
     expect(await call(bobToken)).toEqual({ text: "you are bob", isError: false });
