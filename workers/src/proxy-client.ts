@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { CallOptions, RelatedNotification, RequestOptions, UpstreamTarget } from "./pool";
+import type { CallOptions, RelatedNotification, RequestOptions, ResourceUpdated, UpstreamTarget } from "./pool";
 import { credentialIdentity, type ToolListing, type UpstreamProxy } from "./proxy";
+import { readWatch } from "./watch-stream";
 import { unwired, type Wired } from "./wire";
 
 /**
@@ -41,6 +42,8 @@ export interface ProxyBinding {
   drop(serverId: string, generation: number, identity: string): Promise<void>;
   /** Cancels the call of this id on the target's object, if it is still running. */
   cancel(target: UpstreamTarget, callId: string): Promise<void>;
+  /** Watches one of the target's resources in its object: a stream of updates (see watch-stream.ts). */
+  watchResource(target: UpstreamTarget, uri: string): Promise<ReadableStream<Uint8Array>>;
 }
 
 /**
@@ -115,6 +118,14 @@ export class ProxyClient implements UpstreamProxy {
 
   async capabilities(target: UpstreamTarget): Promise<Record<string, unknown>> {
     return unwired(await this.binding.capabilities(target));
+  }
+
+  /**
+   * Subscribes in the target's object for as long as the returned function is not called; the
+   * updates come back on a stream this request reads (a callback could not be called back later).
+   */
+  async watchResource(target: UpstreamTarget, uri: string, onUpdated: ResourceUpdated): Promise<() => void> {
+    return readWatch(await this.binding.watchResource(target, uri), onUpdated);
   }
 
   /**

@@ -6,6 +6,7 @@ import { type CallOptions, type RequestOptions, UpstreamPool, type UpstreamTarge
 import { credentialIdentity, sessionObjectName } from "./proxy";
 import type { ProxyBinding, WireCallOptions, WireRequestOptions } from "./proxy-client";
 import { RunningCalls } from "./running-calls";
+import { watchStream } from "./watch-stream";
 import { wired } from "./wire";
 
 /**
@@ -100,6 +101,8 @@ export function proxyWorker(policy: AddressPolicy) {
     private readonly pool: UpstreamPool;
     private readonly idleMs: number;
     private readonly running = new RunningCalls();
+    /** Resource watches open on this object's sessions: they keep it from closing them as idle. */
+    private watching = 0;
     private lastUsed = 0;
     private armed = false;
 
@@ -141,6 +144,10 @@ export function proxyWorker(policy: AddressPolicy) {
     /** Closes the sessions once nothing used them for the idle time; else waits the rest of it. */
     async alarm(): Promise<void> {
       const due = this.lastUsed + this.idleMs;
+      if (this.watching > 0) {
+        await this.ctx.storage.setAlarm(Date.now() + this.idleMs);
+        return;
+      }
       if (this.lastUsed && due > Date.now()) {
         await this.ctx.storage.setAlarm(due);
         return;
@@ -186,6 +193,19 @@ export function proxyWorker(policy: AddressPolicy) {
     capabilities(target: UpstreamTarget) {
       this.used();
       return wired(() => this.pool.capabilities(checkedTarget(target)));
+    }
+
+    /** A resource subscription held while the returned stream is read (see watch-stream.ts). */
+    async watchResource(target: UpstreamTarget, uri: string): Promise<ReadableStream<Uint8Array>> {
+      this.used();
+      this.watching++;
+      return watchStream(
+        (onUpdated) => this.pool.watchResource(checkedTarget(target), String(uri), onUpdated),
+        () => {
+          this.watching--;
+          this.used();
+        },
+      );
     }
 
     async drop(): Promise<void> {
@@ -246,6 +266,10 @@ export function proxyWorker(policy: AddressPolicy) {
 
     cancel(target: UpstreamTarget, callId: string) {
       return this.objectOf(target).cancel(callId);
+    }
+
+    watchResource(target: UpstreamTarget, uri: string) {
+      return this.objectOf(target).watchResource(target, uri);
     }
 
     openSessions(serverId: string, generation: number, identity: string) {

@@ -54,8 +54,8 @@ export interface UpstreamProxy {
   setItemsChangedHandler?(handler: NonNullable<PoolOptions["onItemsChanged"]>): void;
   /**
    * Subscribes to one of a target's resources for as long as the returned function is not called
-   * (see UpstreamPool.watchResource). Node only for now: on Workers the session object would have
-   * to call the api Worker back for each update, as it does for tools (issue "Workers, whole").
+   * (see UpstreamPool.watchResource): in-process on Node; on Workers in the session object, whose
+   * updates come back on a stream the watching request reads (ProxyClient, watch-stream.ts).
    */
   watchResource?(target: UpstreamTarget, uri: string, onUpdated: ResourceUpdated): Promise<() => void>;
   /** A prepared warm call, where the host holds the connection in-process (Node only). */

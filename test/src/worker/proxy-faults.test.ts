@@ -267,3 +267,49 @@ describe("an object whose sessions were closed", () => {
     }
   });
 });
+
+describe("resource subscriptions through the proxy Worker's object", () => {
+  it("holds an upstream subscription while a listen stream names it, past the idle alarm, and tells its updates", async () => {
+    const memo = await startStatelessUpstream({ items: true });
+    const { owner, bearer } = await newAccount("subscribe@worker.example");
+    await addApprovedServer(owner, "memo", memo.url);
+    const client = new Client({ name: "proxy-watch", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp/s/me/memo`), {
+        requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+        fetch: (url, init) => topology.send(String(url), init ?? {}),
+      }),
+    );
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      // The object's session is open, with the listen stream of its own the SDK client keeps for
+      // the upstream's list changes.
+      expect((await client.listResources()).resources.map((r) => r.uri)).toContain("memo://notes");
+      await new Promise((r) => setTimeout(r, 500));
+      const before = memo.listeners();
+      // memo://elsewhere is neither listed nor a template's: not the session's to read, so not held.
+      const subscription = await client.listen({ resourceSubscriptions: ["memo://notes", "memo://elsewhere"] });
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ["memo://notes"] });
+      await expect.poll(() => memo.listeners(), { timeout: 5_000 }).toBe(before + 1);
+      // The object's idle alarm comes and goes: a held watch keeps its session open.
+      await new Promise((r) => setTimeout(r, IDLE_MS * 2.5));
+      memo.updateResource("memo://notes");
+      memo.updateResource("memo://elsewhere");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["memo://notes"]);
+      // Held once however many updates: still one upstream stream for it.
+      expect(memo.listeners()).toBe(before + 1);
+      // Letting go when the listen stream closes (its request's signal, then the stream read from
+      // the object is cancelled, which unsubscribes there) is not asserted here: Miniflare's
+      // dispatchFetch does not pass a client's disconnect on to the Worker (on Node it is asserted
+      // in test/src/mcp/list-changed.test.ts; the cancel-to-unsubscribe step in watch-stream.test.ts).
+      await subscription.close();
+    } finally {
+      await client.close();
+      await memo.stop();
+    }
+  });
+});
