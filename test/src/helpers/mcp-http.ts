@@ -19,3 +19,9 @@ export function mcpHeaders(token: string, method: string, name?: string): Record
     ...(name ? { "mcp-name": name } : {}),
   };
 }
+
+/** The two protocol eras the SDK v2 client speaks, as `describe.each`/`it.each` take them: its options for each. */
+export const ERAS = [
+  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
+  ["2025 handshake", {}],
+] as const;

@@ -12,6 +12,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
+import { ERAS } from "../helpers/mcp-http";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { bothHosts, type Host } from "./hosts";
 
@@ -19,11 +20,6 @@ const SECRET_KEY = "journey-secret-key-0123456789abcdef-0123";
 const PASSWORD = "a journey of a thousand calls";
 
 const HOSTS = bothHosts(SECRET_KEY);
-
-const ERAS = [
-  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
-  ["2025 handshake", {}],
-] as const;
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");

@@ -133,6 +133,8 @@ describe.each(HOSTS)("per-user upstream OAuth on %s", (_name, start) => {
       expect(asked).toHaveLength(1);
       expect(asked[0]).toMatchObject({ mode: "url" });
       expect(String(asked[0]?.url)).toMatch(/\/servers\/edit\/\?slug=tracker&ws=acme$/);
+      expect(String(asked[0]?.message)).toMatch(/tracker needs you to sign in first/);
+      // Answered, still not connected: told so, not asked again.
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result.content)).toMatch(/needs you to sign in first/);
     } finally {

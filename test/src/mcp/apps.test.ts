@@ -13,6 +13,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { ERAS } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { serveMcpHandler } from "../helpers/upstreams";
 
@@ -74,11 +75,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server?.close(), upstream?.stop()]);
 });
-
-const ERAS = [
-  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
-  ["2025 handshake", {}],
-] as const;
 
 async function connect(path: string, options: object, apps: boolean) {
   const client = new Client(

@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { ERAS } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -34,11 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server?.close(), upstream?.stop()]);
 });
-
-const ERAS = [
-  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
-  ["2025 handshake", {}],
-] as const;
 
 async function connect(query: string, options: object) {
   const client = new Client({ name: "lazy-test", version: "1.0.0" }, options);

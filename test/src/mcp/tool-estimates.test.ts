@@ -13,6 +13,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { ERAS } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type StatelessUpstream, serveMcpHandler, startStatelessUpstream } from "../helpers/upstreams";
 
@@ -73,11 +74,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server?.close(), upstream?.stop(), board?.stop()]);
 });
-
-const ERAS = [
-  ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
-  ["2025 handshake", {}],
-] as const;
 
 /** The estimate of what a real client is listed at this path (all pages). */
 async function listedTokens(path: string, options: object): Promise<{ tokens: number; names: string[] }> {

@@ -11,6 +11,7 @@
  */
 import { upstreamOAuthConnections, upstreamOAuthRegistrations } from "@loadout/db";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -167,11 +168,15 @@ describe.each([
     );
     try {
       expect(single.getServerCapabilities()?.resources).toBeDefined();
-      // The other Loadout offers its skill files through one template (`skill://{+path}`).
-      const templates = (await single.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
-      expect(templates).toContain("skill://{+path}");
-      const read = await single.readResource({ uri: "skill://upstream-skill/SKILL.md" });
-      expect(JSON.stringify(read.contents)).toContain("upstream-skill");
+      // The other Loadout serves its skills through the Skills extension: passed through here
+      // under this server's skill pins, its files read (and verified) with the caller's sign-in.
+      const skills = new SkillsClient(single);
+      expect(skills.supported).toBe(true);
+      expect((await skills.list()).skills.map((s) => s.uri)).toContain("skill://upstream-skill/SKILL.md");
+      const { skill } = await skills.get("skill://upstream-skill/SKILL.md");
+      const doc = await skills.read(skill);
+      expect(doc.verified).toBe(true);
+      expect(doc.text).toContain("upstream-skill");
     } finally {
       await single.close();
     }

@@ -134,41 +134,6 @@ describe("per-user connections", () => {
     expect(view.body.members).toEqual([]);
   });
 
-  it.each([
-    ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
-    ["2025 handshake", {}],
-  ])("a %s client that can open a URL is asked to open the sign-in page instead, once a call", async (_era, era) => {
-    const before = upstream.accessTokens.size;
-    const client = new Client(
-      { name: "oauth-url-test", version: "1.0.0" },
-      { ...era, capabilities: { elicitation: { url: {} } } },
-    );
-    const asked: Record<string, unknown>[] = [];
-    client.setRequestHandler("elicitation/create", (request) => {
-      asked.push(request.params as Record<string, unknown>);
-      // The user opened the page but did not finish signing in.
-      return { action: "accept" };
-    });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${bobToken}` } },
-      }),
-    );
-    try {
-      const result = await client.callTool({ name: WHOAMI, arguments: {} });
-      expect(asked).toHaveLength(1);
-      expect(asked[0]).toMatchObject({ mode: "url" });
-      expect(String(asked[0]?.url)).toBe(`${server.url}/servers/edit/?slug=tracker&ws=acme`);
-      expect(String(asked[0]?.message)).toMatch(/tracker needs you to sign in first/);
-      // Answered, still not connected: told so, not asked again.
-      expect(result.isError).toBe(true);
-      expect(JSON.stringify(result.content)).toMatch(/needs you to sign in first/);
-    } finally {
-      await client.close();
-    }
-    expect(upstream.accessTokens.size).toBe(before);
-  });
-
   it("each member uses their own account: Bob never rides Ada's token or session", async () => {
     const { callback } = await connect(bob, "bob");
     expect(callback?.status).toBe(302);

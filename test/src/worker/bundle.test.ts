@@ -19,10 +19,12 @@ import { type BuiltWorker, buildWorker, fromRoot, isOurs, root } from "./bundle-
  * from 1,003 gzip); minified (`minify` in infra/wrangler.jsonc, names kept, source maps uploaded)
  * it is 472 KiB gzip (1,550 raw). The proxy Worker went from 166 KiB gzip (786 raw) to 106 (379).
  * The largest part left is @modelcontextprotocol/client's core, which the upstream OAuth helpers
- * reach into. Each budget holds what is reached plus a few percent, so growth is noticed.
+ * reach into. The MCP Apps views (two self-contained documents, 50 KiB raw, 16 KiB gzip), upstream
+ * skills and the edit diffs (jsdiff, 3 KiB gzip) then brought it to 494 KiB gzip (1,617 raw). Each budget holds
+ * what is reached plus a few percent, so growth is noticed.
  */
-const GZIP_BUDGET = 490 * 1024;
-const RAW_BUDGET = 1600 * 1024;
+const GZIP_BUDGET = 510 * 1024;
+const RAW_BUDGET = 1680 * 1024;
 const PROXY_GZIP_BUDGET = 115 * 1024;
 const PROXY_RAW_BUDGET = 400 * 1024;
 
