@@ -1,8 +1,10 @@
 import type { z } from "zod";
 import { estimatedTokens, indexTools, rankTools, type ToolIndex } from "../domain/mcp/tool-search";
 import { silentLogger } from "../logger";
+import type { McpSession } from "../services/mcp/catalog";
 import { findProxiedTool, type ProxiedTool, presentFound, proxiedCatalog } from "../services/mcp/proxied";
 import type { ServerDeps } from "../services/servers/upstreams";
+import { builtInTools } from "./builtin-tools";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { failure, textResult } from "./results";
 import { CALL_TOOL_ANNOTATIONS, CallToolInput, FIND_TOOLS_ANNOTATIONS, FindToolsInput } from "./tools";
@@ -85,4 +87,17 @@ export function lazyTools(deps: ServerDeps): LoadoutTool[] {
     },
   };
   return [findTools, callTool] as LoadoutTool[];
+}
+
+/**
+ * Loadout's own tools a session offers, as the pipeline composes them for a URL that is not a
+ * single server's: the built-ins for its mode and search and fetch, and in lazy mode find_tools and
+ * call_tool (which then stand for the upstream catalog).
+ */
+export function sessionBuiltIns(
+  session: Pick<McpSession, "mode">,
+  { searchFetch, lazy }: { searchFetch: boolean; lazy: boolean },
+  deps: ServerDeps,
+): LoadoutTool[] {
+  return [...builtInTools(session, searchFetch), ...(lazy ? lazyTools(deps) : [])];
 }

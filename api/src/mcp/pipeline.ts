@@ -29,12 +29,11 @@ import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/
 import { sessionItems, sessionResourceWatches } from "../services/mcp/session-items";
 import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
-import { builtInTools } from "./builtin-tools";
 import { type PlainCall, plainCall, plainListing } from "./classify";
 import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
-import { lazyTools } from "./lazy-tools";
+import { sessionBuiltIns } from "./lazy-tools";
 import {
   answersIn,
   ClientAnswerError,
@@ -325,7 +324,7 @@ export function mcpPipeline(
     // listing, the upstream catalog; for a call, the one tool it names (an upstream's looked up, with
     // every check made again at dispatch); none for the extension's requests.
     const lazy = decided.lazy;
-    const builtIns = single ? [] : [...builtInTools(session, searchFetch), ...(lazy ? lazyTools(serverDeps) : [])];
+    const builtIns = single ? [] : sessionBuiltIns(session, { searchFetch, lazy }, serverDeps);
     let tools: LoadoutTool[] = builtIns;
     let catalog: ProxiedTool[] | undefined;
     let called: LoadoutTool | undefined;

@@ -17,8 +17,7 @@ import { listEndpoints } from "../services/mcp/endpoints";
 import { type ProxiedTool, proxiedCatalog } from "../services/mcp/proxied";
 import type { ServerDeps } from "../services/servers/upstreams";
 import { reachableWorkspaces } from "../services/workspaces/access";
-import { builtInTools } from "./builtin-tools";
-import { lazyTools } from "./lazy-tools";
+import { sessionBuiltIns } from "./lazy-tools";
 import type { LoadoutTool } from "./registry";
 import { buildMcpServer } from "./server";
 
@@ -67,19 +66,6 @@ export async function toolEstimates({ ctx, deps }: { ctx: ActionContext; deps: S
     Promise.all(endpoints.map(async (endpoint) => ({ id: endpoint.id, ...(await estimateFor(endpoint)) }))),
   ]);
   return { default: defaults, endpoints: saved };
-}
-
-/**
- * Loadout's own tools a session offers, as the pipeline composes them for a URL that is not a
- * single server's: the built-ins for its mode and search and fetch, and in lazy mode find_tools and
- * call_tool (which then stand for the upstream catalog).
- */
-export function sessionBuiltIns(
-  session: Pick<McpSession, "mode">,
-  { searchFetch, lazy }: { searchFetch: boolean; lazy: boolean },
-  deps: ServerDeps,
-): LoadoutTool[] {
-  return [...builtInTools(session, searchFetch), ...(lazy ? lazyTools(deps) : [])];
 }
 
 /**
