@@ -179,6 +179,36 @@ describe.each(ERAS)("MCP Apps, %s", (_era, options) => {
   });
 });
 
+describe("an upstream's view in plan mode", () => {
+  it("is withheld, like any resource, until the user marks it safe there", async () => {
+    const exposed = "ui://_servers/board/board/view.html";
+    const plan = await connect("/mcp?mode=plan", {}, true);
+    try {
+      expect((await plan.listResources()).resources.map((r) => r.uri)).not.toContain(exposed);
+      await expect(plan.readResource({ uri: exposed })).rejects.toThrow();
+      // Loadout's own views are reading only: offered in plan mode too.
+      expect((await plan.listResources()).resources.map((r) => r.uri)).toContain("ui://loadout/skills.html");
+    } finally {
+      await plan.close();
+    }
+    const marked = await account.rest("/v1/workspaces/me/servers/board/items", {
+      method: "PATCH",
+      body: { kind: "resource", key: "ui://board/view.html", planSafe: true },
+    });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    const again = await connect("/mcp?mode=plan", {}, true);
+    try {
+      expect((await again.readResource({ uri: exposed })).contents[0]).toMatchObject({ text: BOARD_VIEW });
+    } finally {
+      await again.close();
+      await account.rest("/v1/workspaces/me/servers/board/items", {
+        method: "PATCH",
+        body: { kind: "resource", key: "ui://board/view.html", planSafe: false },
+      });
+    }
+  });
+});
+
 describe("an upstream's view link is pinned", () => {
   it("withholds a tool whose view link changed until it is approved again", async () => {
     boardView = "ui://board/other.html";
