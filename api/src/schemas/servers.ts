@@ -190,6 +190,10 @@ export const ServerItemSchema = z
     }),
     enabled: z.boolean(),
     planSafe: z.boolean().openapi({ description: "Offered in plan and goal modes too." }),
+    problem: z.string().nullable().openapi({
+      description:
+        "Why it is withheld although approved: what Loadout found when it was last used (a skill file whose bytes did not match its manifest). Cleared by Test.",
+    }),
   })
   .openapi("ServerItem");
 export type ServerItemView = z.infer<typeof ServerItemSchema>;

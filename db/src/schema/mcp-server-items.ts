@@ -39,6 +39,12 @@ export const mcpServerItems = pgTable(
     approvedHash: text("approved_hash"),
     /** The definition as approved, kept so the console can show what changed. */
     approvedDefinition: jsonb("approved_definition").$type<Record<string, unknown>>(),
+    /**
+     * Why it is withheld although approved: what Loadout found when it was last used (an upstream
+     * skill's file whose bytes did not match its approved manifest). Cleared when the server's
+     * items are listed again (Test).
+     */
+    problem: text("problem"),
     enabled: boolean("enabled").notNull().default(true),
     /** Offered in plan and goal modes too (reading is not writing, but the user decides what an agent may read there). */
     planSafe: boolean("plan_safe").notNull().default(false),

@@ -176,13 +176,27 @@ describe.each(ERAS)("on %s", (_era, options) => {
   it("withholds a file whose bytes do not match its digest, saying why", async () => {
     const client = await connect(aliceSecret, options);
     try {
-      await expect(client.readResource({ uri: "skill://_servers/docs/broken/SKILL.md" })).rejects.toThrow(
-        /withheld: the server served \d+ bytes where the approved manifest says \d+/,
-      );
       const got = await client.callTool({ name: "skills", arguments: { action: "get", name: "server:docs/broken" } });
       expect(got.isError).toBe(true);
       expect(textOf(got)).toMatch(/SKILL\.md of server:docs\/broken is withheld/);
       expect(textOf(got)).not.toContain("Do something else");
+      // Checked again after a Test: the read says why, as the tool did.
+      expect((await alice.rest("/v1/workspaces/me/servers/docs/test", { method: "POST" })).status).toBe(200);
+      await expect(client.readResource({ uri: "skill://_servers/docs/broken/SKILL.md" })).rejects.toThrow(
+        /withheld: the server served \d+ bytes where the approved manifest says \d+/,
+      );
+      // From then on the whole skill is withheld, everywhere, with the reason on its item.
+      expect(await listedUris(client)).not.toContain("skill://_servers/docs/broken/SKILL.md");
+      expect(await listedUris(client)).toContain(PDF_URI);
+      const items = await alice.rest("/v1/workspaces/me/servers/docs/items");
+      const broken = (items.body.items as { key: string; problem: string | null; pin: string }[]).find(
+        (i) => i.key === "skill://broken/SKILL.md",
+      );
+      expect(broken?.pin).toBe("approved");
+      expect(broken?.problem).toMatch(/SKILL\.md did not match its approved manifest/);
+      // Test lists it again, which checks it anew: offered again until a read finds it out.
+      expect((await alice.rest("/v1/workspaces/me/servers/docs/test", { method: "POST" })).status).toBe(200);
+      expect(await listedUris(client)).toContain("skill://_servers/docs/broken/SKILL.md");
     } finally {
       await client.close();
     }

@@ -102,6 +102,8 @@ export interface ItemSettings {
   approvedHash: string | null;
   enabled: boolean;
   planSafe: boolean;
+  /** What Loadout found when it was last used, which withholds it until listed again (see mcp_server_items.problem). */
+  problem?: string | null;
 }
 
 export const ITEM_NOUNS: Record<ServerItemKind, string> = {
@@ -122,6 +124,8 @@ export function itemWithheldBecause(item: ItemSettings | undefined, mode: string
   if (pin === "new") return "not approved yet: review it in the Loadout console";
   if (pin === "changed")
     return "its definition changed since it was approved: review the change in the Loadout console";
+  if (item.problem)
+    return `withheld: ${item.problem} (press Test on the server's page in the Loadout console to check it again)`;
   if (!item.enabled) return "switched off on the server's page in the Loadout console";
   if (mode !== "agent" && !item.planSafe)
     return `not offered in ${mode} mode: mark it safe for plan mode in the Loadout console`;

@@ -7,6 +7,7 @@ import {
   upstreamSkillOrigin,
 } from "../../domain/servers/upstream-skills";
 import { digestOf } from "../../domain/skills/digest";
+import { recordItemProblem } from "../servers/items";
 import type { ServerDeps } from "../servers/upstreams";
 import { activeItems, type McpSession } from "./catalog";
 import { relayRequest } from "./proxied";
@@ -156,7 +157,11 @@ async function readFile(
   });
   if (!bytes) return withheld("the server answered the read without its content");
   const mismatch = fileMismatch(file, bytes, digestOf);
-  if (mismatch) return withheld(mismatch);
+  if (mismatch) {
+    // The whole skill is withheld from now on, not only this read, until the server is tested again.
+    await recordItemProblem(db, skill.item.row, `${file.path} did not match its approved manifest (${mismatch})`);
+    return withheld(mismatch);
+  }
   const mimeType = typeof content?.mimeType === "string" ? content.mimeType : undefined;
   return { ok: true, skill, file, bytes, ...(mimeType ? { mimeType } : {}) };
 }

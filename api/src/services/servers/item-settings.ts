@@ -33,6 +33,7 @@ function itemView(row: ServerItemRow): ServerItemView {
     pin: pinState(row.hash, row.approvedHash),
     enabled: row.enabled,
     planSafe: row.planSafe,
+    problem: row.problem ?? null,
   };
 }
 

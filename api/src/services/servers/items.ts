@@ -173,6 +173,8 @@ function rowsOf(
 }
 
 const CURRENT = {
+  // Listed again: what was found when it was last used is checked anew.
+  problem: sql`null`,
   exposedKey: sql`excluded.exposed_key`,
   definition: sql`excluded.definition`,
   hash: sql`excluded.hash`,
@@ -266,4 +268,29 @@ export function itemKeyOf(
 ): { key: string; hash: string } | null {
   const key = itemKey(kind, definition);
   return key === null ? null : { key, hash: itemHash(kind, definition) };
+}
+
+/**
+ * Withholds an approved item for what Loadout found using it (an upstream skill's file whose bytes
+ * did not match its manifest), until the server's items are listed again; under the workspace's
+ * lock, as every write of its servers' rows; the invalidation trigger tells every instance.
+ */
+export async function recordItemProblem(
+  db: Database,
+  row: Pick<ServerItemRow, "serverId" | "workspaceId" | "kind" | "key">,
+  problem: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockWorkspace(tx, row.workspaceId);
+    await tx
+      .update(mcpServerItems)
+      .set({ problem: problem.slice(0, 500) })
+      .where(
+        and(
+          eq(mcpServerItems.serverId, row.serverId),
+          eq(mcpServerItems.kind, row.kind),
+          eq(mcpServerItems.key, row.key),
+        ),
+      );
+  });
 }

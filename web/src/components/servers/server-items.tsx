@@ -239,6 +239,11 @@ function ItemRow({ item, items }: { item: ItemView; items: ReturnType<typeof use
             </button>
           </>
         )}
+        {item.problem && (
+          <p className="field-hint" data-testid="item-problem">
+            Withheld: {item.problem}. Test the server to check it again.
+          </p>
+        )}
       </td>
       <td>
         <input
