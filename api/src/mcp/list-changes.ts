@@ -93,14 +93,11 @@ export const LISTEN_POLL_MS = 3_000;
  * workspaces (services/cache/stamps.ts), read once before the stream starts and then every
  * LISTEN_POLL_MS while it is open, each moved counter told as the feed would tell it. The stream's
  * own, not the isolate's: a change another request polled would reach this stream from that
- * request's context, and workerd forbids I/O on behalf of another request. `done` is called when
- * the stream stops (the stream's own database connection is released there: the request's own is
- * released once its handler answered, while the stream goes on).
+ * request's context, and workerd forbids I/O on behalf of another request.
  */
 export async function polledChanges(
   poll: (into: PolledFreshness) => Promise<void>,
   everyMs = LISTEN_POLL_MS,
-  done: () => void = () => {},
 ): Promise<{ feed: Freshness; source: EventSource }> {
   const own = new PolledFreshness();
   await poll(own);
@@ -111,10 +108,7 @@ export async function polledChanges(
         // A failed read (the database away for a moment) is tried again at the next tick.
         poll(own).catch(() => {});
       }, everyMs);
-      return () => {
-        clearInterval(timer);
-        done();
-      };
+      return () => clearInterval(timer);
     },
   };
 }

@@ -43,7 +43,7 @@ import {
   MAX_INPUT_ROUNDS,
 } from "./legacy-input";
 import { legacySessions } from "./legacy-session";
-import { bothSources, LISTEN_POLL_MS, listChanges, polledChanges } from "./list-changes";
+import { bothSources, listChanges, polledChanges } from "./list-changes";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
@@ -531,6 +531,8 @@ export function mcpPipeline(
           askRoots,
           passInputRequests,
           listChanged,
+          onInternal: (error) =>
+            ctx.logger?.log("error", "MCP request failed", { requestId, error: describeError(error) }),
           resourceSubscriptions: listChanged && Boolean(serverDeps.pool?.watchResource),
           report,
           ...(cancellable ? { giveUpWhen: (signal: AbortSignal) => withCancel(signal, cancellable) } : {}),
@@ -558,18 +560,11 @@ export function mcpPipeline(
       }
       const watched = watches;
       const scope = { userId: principal.userId, workspaceIds: session.workspaces.map((w) => w.id) };
-      // The stream's own connection: the request's is released once the handler answered.
-      const own = listening && !feed ? deps.database.acquire() : null;
-      const polledFeed = own
-        ? await polledChanges(
-            (into) => pollStamps(own.db, into, scope.userId, scope.workspaceIds),
-            LISTEN_POLL_MS,
-            () => void own.release().catch(() => {}),
-          ).catch(async (error) => {
-            await own.release().catch(() => {});
-            throw error;
-          })
-        : null;
+      // The request's database lives as long as its stream (see the request scope's afterAnswer).
+      const polledFeed =
+        listening && !feed
+          ? await polledChanges((into) => pollStamps(ctx.db, into, scope.userId, scope.workspaceIds))
+          : null;
       const listenFeed = feed ?? polledFeed?.feed;
       const serving =
         listening && listenFeed

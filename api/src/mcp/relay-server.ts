@@ -1,4 +1,4 @@
-import { type CallToolResult, type RelatedNotification, UpstreamRpcError } from "@loadout/workers";
+import type { CallToolResult, RelatedNotification } from "@loadout/workers";
 import { inputRequired, ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import {
   RESOURCES_DIRECTORY_READ_METHOD,
@@ -10,8 +10,8 @@ import { z } from "zod";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { listedFor, withoutViews } from "../domain/apps/ui";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
-import { AppError, ERROR_CODES, publicError } from "../errors";
 import type { LoadoutTool } from "./registry";
+import { protocolErrorOf } from "./results";
 import {
   envelopeOf,
   logMessagesTo,
@@ -68,17 +68,6 @@ export interface RelayExtra {
 export type RelayCallExtra = UpstreamCallExtra & Omit<RelayExtra, "signal">;
 
 /**
- * An error as the client reads it: the upstream's own code and message, Loadout's refusal, or for
- * anything else only that it failed (the endpoint's log has the detail; no driver message leaves).
- */
-function relayedError(error: unknown, options: Pick<RelayOptions, "onInternal">): ProtocolError {
-  if (error instanceof UpstreamRpcError) return new ProtocolError(error.code, error.message, error.data);
-  const shown = publicError(error);
-  if (!(error instanceof AppError)) options.onInternal(error);
-  return new ProtocolError(ERROR_CODES[shown.code].jsonRpc, shown.message);
-}
-
-/**
  * The server behind a single-server URL (`/mcp/s/{ws}/{slug}`): the upstream as the client would
  * see it directly, minus what Loadout's rules withhold. Its tools are the session's (approved,
  * pinned, in scope, plan-safe in plan mode), called with every check of dispatch; resources,
@@ -124,7 +113,7 @@ export function buildRelayServer(options: RelayOptions): Server {
         ...streamed(ctx),
       });
     } catch (error) {
-      throw relayedError(error, options);
+      throw protocolErrorOf(error, options.onInternal);
     }
     if ((result as { resultType?: unknown }).resultType === "input_required") return result as never;
     options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
@@ -141,7 +130,7 @@ export function buildRelayServer(options: RelayOptions): Server {
       const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) });
       return (options.apps ? result : withoutViews(method, result)) as never;
     } catch (error) {
-      throw relayedError(error, options);
+      throw protocolErrorOf(error, options.onInternal);
     }
   };
   for (const [method, capability] of Object.entries(RELAYED)) {

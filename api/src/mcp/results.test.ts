@@ -1,7 +1,8 @@
+import { UpstreamRpcError } from "@loadout/workers";
 import { describe, expect, it } from "vitest";
 import { AppError, INTERNAL_MESSAGE } from "../errors";
 import { memoryLogger } from "../logger";
-import { errorResult } from "./results";
+import { errorResult, protocolErrorOf } from "./results";
 
 describe("errorResult", () => {
   it("reports an AppError with its message and its details, one line each", () => {
@@ -46,5 +47,23 @@ describe("errorResult", () => {
     expect((thrown as AppError).code).toBe("unavailable");
     expect((thrown as AppError).message).not.toContain("select");
     expect(logger.entries).toEqual([expect.objectContaining({ level: "warn", requestId: "req_1" })]);
+  });
+});
+
+describe("protocolErrorOf", () => {
+  it("keeps refusals and the upstream's own errors, and says only that anything else failed", () => {
+    const heard: unknown[] = [];
+    const onInternal = (error: unknown) => heard.push(error);
+    const refused = protocolErrorOf(new AppError("not_found", "Skill x was not found."), onInternal);
+    expect(refused.message).toContain("Skill x was not found.");
+    const upstream = protocolErrorOf(new UpstreamRpcError(-32602, "Unknown resource", { uri: "memo://x" }), onInternal);
+    expect([upstream.code, upstream.message, upstream.data]).toEqual([-32602, "Unknown resource", { uri: "memo://x" }]);
+    expect(heard).toEqual([]);
+    const query = new Error('Failed query: select "content" from "skill_blobs" params: ws_1,sha256:ab');
+    const leaked = protocolErrorOf(query, onInternal);
+    expect(leaked.message).toContain(INTERNAL_MESSAGE);
+    expect(leaked.message).not.toMatch(/select|skill_blobs|ws_1/);
+    expect(leaked.code).toBe(-32603);
+    expect(heard).toEqual([query]);
   });
 });

@@ -1,4 +1,6 @@
-import { AppError, databaseUnavailableError, describeError, publicError } from "../errors";
+import { UpstreamRpcError } from "@loadout/workers";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import { AppError, databaseUnavailableError, describeError, ERROR_CODES, publicError } from "../errors";
 import type { ActionContext } from "../services/context";
 import { databaseUnavailable } from "../services/db-errors";
 
@@ -38,4 +40,18 @@ export function errorResult(error: unknown, ctx: Pick<ActionContext, "requestId"
   ctx.logger?.log("error", "tool call failed", { requestId: ctx.requestId, error: describeError(error) });
   const shown = publicError(error);
   return failure(`${shown.message} (request id ${ctx.requestId})`);
+}
+
+/**
+ * A thrown error as a JSON-RPC error the client reads, for handlers other than a tool's (the relay,
+ * the Skills extension's source, an upstream item's read): the upstream's own code and message,
+ * Loadout's refusal in its own words, and for anything else (a database error, whose message holds
+ * SQL and its parameters) only that it failed, the detail told to `onInternal` for the log.
+ */
+export function protocolErrorOf(error: unknown, onInternal: (error: unknown) => void): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (error instanceof UpstreamRpcError) return new ProtocolError(error.code, error.message, error.data);
+  const shown = publicError(error);
+  if (!(error instanceof AppError)) onInternal(error);
+  return new ProtocolError(ERROR_CODES[shown.code].jsonRpc, shown.message);
 }

@@ -10,7 +10,7 @@ import { type ProxiedTool, SIGN_IN_INPUT_KEY } from "../services/mcp/proxied";
 import type { SessionItem } from "../services/mcp/session-items";
 import { LOADOUT_VIEWS } from "./apps/views";
 import type { LoadoutTool } from "./registry";
-import type { ToolResult } from "./results";
+import { protocolErrorOf, type ToolResult } from "./results";
 import { registrySkillSource } from "./skills-source";
 import { attachUpstreamItems, type ItemRelay } from "./upstream-items";
 
@@ -40,6 +40,11 @@ export interface ServerOptions {
   apps?: boolean;
   /** Told what became of a tool call, so the activity log need not read the answer again. */
   report?: (outcome: ToolOutcome) => void;
+  /**
+   * Hears an unexpected error of a handler other than a tool's (the Skills extension's source, an
+   * upstream item's read): logged with the request id, while the client is told only that it failed.
+   */
+  onInternal?: (error: unknown) => void;
   /** Answer a tool call with a request for the client's roots (its project) instead. */
   askRoots?: boolean;
   /** The client is on the 2026-07-28 revision and can answer input requests: the upstream's pass through. */
@@ -181,9 +186,17 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
   }
   // Before the Skills extension: the SDK matches a read against templates in the order registered,
   // and upstream `skill://_servers/…` URIs must not reach Loadout's own `skill://{+path}`.
-  if (options.upstreamItems?.items.length)
-    attachUpstreamItems(server, options.upstreamItems.items, options.upstreamItems.relay);
-  if (options.extension) new SkillsExtension({ source: registrySkillSource(ctx.db, session) }).attach(server);
+  const onInternal = options.onInternal ?? (() => {});
+  if (options.upstreamItems?.items.length) {
+    const relay = options.upstreamItems.relay;
+    attachUpstreamItems(server, options.upstreamItems.items, (...args) =>
+      relay(...args).catch((error) => {
+        throw protocolErrorOf(error, onInternal);
+      }),
+    );
+  }
+  if (options.extension)
+    new SkillsExtension({ source: guardedSource(registrySkillSource(ctx.db, session), onInternal) }).attach(server);
   if (options.extension && options.apps)
     for (const view of LOADOUT_VIEWS)
       registerAppResource(
@@ -213,6 +226,27 @@ export function buildMcpServer(ctx: ActionContext, session: McpSession, options:
     server.server.setRequestHandler("tools/list", () => ({ tools }) as ListToolsResult);
   }
   return server;
+}
+
+/**
+ * A skill source whose every method answers a failure as the client may read it: a refusal in its
+ * own words, anything else (a database error, whose message holds SQL and its parameters) only as a
+ * failure, told to `onInternal`. The SDK would otherwise send the raw message.
+ */
+function guardedSource<S extends object>(source: S, onInternal: (error: unknown) => void): S {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(source))
+    guarded[name] =
+      typeof value === "function"
+        ? async (...args: unknown[]) => {
+            try {
+              return await (value as (...a: unknown[]) => Promise<unknown>).apply(source, args);
+            } catch (error) {
+              throw protocolErrorOf(error, onInternal);
+            }
+          }
+        : value;
+  return guarded as S;
 }
 
 const withGiveUp = (extra: UpstreamCallExtra, giveUpWhen: ServerOptions["giveUpWhen"]): UpstreamCallExtra =>

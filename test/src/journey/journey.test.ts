@@ -8,11 +8,13 @@
  * and mode), a revoked token refused on its next call, and the call log.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
 import { ERAS } from "../helpers/mcp-http";
+import { skillDoc, startSkillsUpstream } from "../helpers/skills-upstream";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { bothHosts, type Host } from "./hosts";
 
@@ -166,6 +168,44 @@ describe.each(HOSTS)("the journey on %s", (_name, start) => {
       );
     } finally {
       await Promise.all([client.close(), plain.close()]);
+    }
+  });
+
+  it.each(ERAS)("serves an upstream server's skills beside the user's own, verified, %s", async (era, options) => {
+    const slug = era.startsWith("2026") ? "manuals-modern" : "manuals-legacy";
+    const manuals = await startSkillsUpstream({
+      "pdf-forms": { "SKILL.md": skillDoc("pdf-forms", "Fill in PDF forms."), "references/fields.md": "# Fields\n" },
+    });
+    try {
+      const imported = await account.rest("/v1/workspaces/me/servers/import", {
+        method: "POST",
+        body: { text: JSON.stringify({ mcpServers: { [slug]: { url: manuals.url } } }) },
+      });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+      expect((await account.rest(`/v1/workspaces/me/servers/${slug}/test`, { method: "POST" })).body.error).toBeNull();
+      const approved = await account.rest(`/v1/workspaces/me/servers/${slug}/items/approve`, {
+        method: "POST",
+        body: {},
+      });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      const client = await connect("/mcp", options);
+      try {
+        const skills = new SkillsClient(client);
+        const uri = `skill://_servers/${slug}/pdf-forms/SKILL.md`;
+        const listed = (await skills.list()).skills.find((s) => s.uri === uri);
+        expect(listed?._meta?.["dev.loadout/origin"]).toBe(`server:${slug}`);
+        const { skill } = await skills.get(uri);
+        const doc = await skills.read(skill, "references/fields.md");
+        expect(doc.verified).toBe(true);
+        expect(new TextDecoder().decode(doc.bytes)).toBe("# Fields\n");
+        const listedByTool = await client.callTool({ name: "skills", arguments: { action: "list" } });
+        expect(textOf(listedByTool)).toContain(`server:${slug}/pdf-forms`);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await account.rest(`/v1/workspaces/me/servers/${slug}`, { method: "DELETE" });
+      await manuals.stop();
     }
   });
 

@@ -145,6 +145,49 @@ class HonoExchange implements ScopedExchange {
     if (this.deps.waitUntil) this.deps.waitUntil(this.c, work);
     else void work;
   }
+
+  /**
+   * An event-stream answer (a 2025 client's SSE answer, a listen stream) is still being written by
+   * its handler after the response is returned: the request's database must outlive it (on Workers
+   * it is a connection of this request, closed by the release). Its body is passed through a
+   * stream that runs the work once it ended, failed or was cancelled; any other answer is done.
+   */
+  afterAnswer(work: () => void): void {
+    const res = this.c.res;
+    const body = res.body;
+    const streamed = res.headers.get("content-type")?.toLowerCase().startsWith("text/event-stream");
+    if (body && streamed) this.c.res = new Response(whenStreamEnds(body, work), res);
+    else work();
+  }
+}
+
+/** `body`, read through, calling `ended` once when it is done, failed or cancelled by the reader. */
+function whenStreamEnds(body: ReadableStream<Uint8Array>, ended: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let called = false;
+  const end = () => {
+    if (called) return;
+    called = true;
+    ended();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          end();
+        } else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error);
+        end();
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /**
