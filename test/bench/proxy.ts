@@ -253,7 +253,7 @@ export async function benchProxy(server: ServerProcess): Promise<ProxyFigures> {
     for (const uri of ["ui://loadout/skills.html", "ui://loadout/skill-edit.html"]) {
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
-        headers: mcpHeaders(token, "resources/read"),
+        headers: mcpHeaders(token, "resources/read", uri),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 1,
