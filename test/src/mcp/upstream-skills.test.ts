@@ -149,6 +149,12 @@ describe.each(ERAS)("on %s", (_era, options) => {
       expect(doc.text).toBe(PDF);
       // A file no approved manifest lists is refused before the server is asked.
       await expect(client.readResource({ uri: "skill://pdf/secrets.md" })).rejects.toThrow(/not among/);
+      // Bytes that do not match the approved manifest are withheld here too, and so is the skill.
+      await expect(client.readResource({ uri: "skill://broken/SKILL.md" })).rejects.toThrow(
+        /withheld: the server served \d+ bytes where the approved manifest says \d+/,
+      );
+      expect((await skills.list()).skills.map((s) => s.uri)).not.toContain("skill://broken/SKILL.md");
+      expect((await alice.rest("/v1/workspaces/me/servers/docs/test", { method: "POST" })).status).toBe(200);
     } finally {
       await client.close();
     }

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { digestOf } from "../skills/digest";
 import { itemHash, itemKey, kindListedBy, offersKind } from "./items";
 import {
+  bytesOf,
   declaresSkills,
   fileMismatch,
   isUpstreamSkillAddress,
+  servedContent,
   skillPathOf,
   upstreamSkillAddress,
   upstreamSkillOrigin,
@@ -125,5 +127,24 @@ describe("fileMismatch", () => {
     expect(fileMismatch(file, bytes(DOC), digestOf)).toBeNull();
     expect(fileMismatch(file, bytes(DOC.replace("PDF", "FDP")), digestOf)).toMatch(/hash to sha256:/);
     expect(fileMismatch(file, bytes(`${DOC}!`), digestOf)).toMatch(/bytes where the approved manifest says/);
+  });
+});
+
+describe("a read's served bytes", () => {
+  it("are its text as UTF-8, or its blob decoded, from the entry of the URI or the only one", () => {
+    const read = {
+      contents: [
+        { uri: "skill://a/SKILL.md", text: "é" },
+        { uri: "skill://a/x.bin", blob: "AAH/" },
+      ],
+    };
+    expect(bytesOf(servedContent(read, "skill://a/SKILL.md") ?? {})).toEqual(new Uint8Array([0xc3, 0xa9]));
+    expect(bytesOf(servedContent(read, "skill://a/x.bin") ?? {})).toEqual(new Uint8Array([0, 1, 255]));
+    expect(servedContent(read, "skill://a/other.md")).toBeUndefined();
+    expect(servedContent({ contents: [{ uri: "elsewhere", text: "x" }] }, "skill://a/SKILL.md")).toMatchObject({
+      text: "x",
+    });
+    expect(bytesOf({ blob: "%%%" })).toBeNull();
+    expect(bytesOf({})).toBeNull();
   });
 });

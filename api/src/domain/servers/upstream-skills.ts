@@ -141,3 +141,23 @@ export function fileMismatch(
     return `the bytes the server served hash to ${served}, not to the approved manifest's ${file.digest}`;
   return null;
 }
+
+/** A read content's raw bytes: its text as UTF-8, or its base64 blob decoded; null when it has neither. */
+export function bytesOf(content: Record<string, unknown>): Uint8Array | null {
+  if (typeof content.text === "string") return new TextEncoder().encode(content.text);
+  if (typeof content.blob !== "string") return null;
+  try {
+    const binary = atob(content.blob);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
+/** The content a read served for `uri`: the entry of that URI, or the only one. */
+export function servedContent(result: Record<string, unknown>, uri: string): Record<string, unknown> | undefined {
+  const contents = Array.isArray(result.contents) ? (result.contents as Record<string, unknown>[]) : [];
+  return contents.find((c) => c?.uri === uri) ?? (contents.length === 1 ? contents[0] : undefined);
+}

@@ -9,9 +9,11 @@ import {
   type ServerItemKind,
   withRecordedDigest,
 } from "../../domain/servers/items";
+import { bytesOf, fileMismatch, type ManifestFile, servedContent } from "../../domain/servers/upstream-skills";
+import { digestOf } from "../../domain/skills/digest";
 import { AppError } from "../../errors";
 import type { HotCaches } from "../cache/hot";
-import { itemKeyOf, noteListedItems, type ServerItemRow, serverItems } from "../servers/items";
+import { itemKeyOf, noteListedItems, recordItemProblem, type ServerItemRow, serverItems } from "../servers/items";
 import type { ServerRow } from "../servers/upstreams";
 
 /** What a relayed request other than a listing names: the item whose pin and settings govern it. */
@@ -65,6 +67,27 @@ function inSkill(skillUri: string, directory: string): boolean {
   const asked = directory.replace(/\/+$/, "");
   // No dot segments: a folder "within" the skill must not climb out of it.
   return asked === root || (asked.startsWith(`${root}/`) && !/\/\.\.?(\/|$)/.test(asked.slice(root.length)));
+}
+
+/** A served skill file's bytes did not match the approved manifest: `why`, for the caller's own words. */
+export class SkillFileWithheld extends AppError {
+  constructor(
+    readonly why: string,
+    uri: string,
+  ) {
+    super(
+      "forbidden",
+      `${JSON.stringify(uri.slice(0, 200))} is withheld: ${why}. Nothing of it was passed on; the server may have changed the skill since it was approved (press Test on its page in the Loadout console, then review it).`,
+    );
+  }
+}
+
+/** The approved manifest's entry for this upstream URI. */
+function manifestFile(row: ServerItemRow, uri: string): ManifestFile | undefined {
+  const resources = (row.approvedDefinition ?? row.definition).resources;
+  if (!Array.isArray(resources)) return undefined;
+  const entry = resources.find((r) => (r as { uri?: unknown } | null)?.uri === uri) as ManifestFile | undefined;
+  return entry && typeof entry.digest === "string" && typeof entry.size === "number" ? entry : undefined;
 }
 
 /** Whether a skill row's pinned manifest lists this upstream URI. */
@@ -174,6 +197,23 @@ export async function relayWithItems(
       : "not among the resources the server listed (a view is served only as a listed resource)";
     if (problem)
       throw new AppError("forbidden", `The view ${JSON.stringify(String(params.uri).slice(0, 200))} is ${problem}.`);
+  }
+  // A file of a served skill is passed on only as its approved manifest says; a mismatch withholds
+  // the whole skill until the server is tested again (at /mcp, and as relayed at /mcp/s).
+  if (method === "resources/read" && typeof params?.uri === "string") {
+    const uri = params.uri;
+    const skill = rows.find((r) => r.kind === "skill" && itemWithheldBecause(r, mode) === null && inManifest(r, uri));
+    const file = skill ? manifestFile(skill, uri) : undefined;
+    if (skill && file) {
+      const content = servedContent(result, uri);
+      const bytes = content ? bytesOf(content) : null;
+      const mismatch = bytes ? fileMismatch(file, bytes, digestOf) : "the server answered the read without its content";
+      if (mismatch) {
+        const path = uri.slice(skill.key.lastIndexOf("/") + 1);
+        await recordItemProblem(db, skill, `${path} did not match its approved manifest (${mismatch})`);
+        throw new SkillFileWithheld(mismatch, uri);
+      }
+    }
   }
   const kind = kindListedBy(method);
   if (!kind || result.resultType === "input_required") return result;

@@ -1,16 +1,16 @@
 import type { Database } from "@loadout/db";
 import {
-  fileMismatch,
+  bytesOf,
   type ManifestFile,
+  servedContent,
   type UpstreamSkillDefinition,
   upstreamSkillAddress,
   upstreamSkillOrigin,
 } from "../../domain/servers/upstream-skills";
-import { digestOf } from "../../domain/skills/digest";
-import { recordItemProblem } from "../servers/items";
 import type { ServerDeps } from "../servers/upstreams";
 import { activeItems, type McpSession } from "./catalog";
 import { relayRequest } from "./proxied";
+import { SkillFileWithheld } from "./relayed-items";
 import { exposedUriOf, type SessionItem, sessionSkillItems } from "./session-items";
 
 /**
@@ -138,44 +138,30 @@ async function readFile(
   file: UpstreamSkill["files"][number],
   options: { now: Date; signal?: AbortSignal },
 ): Promise<SkillFileRead> {
-  const result = await relayRequest(
-    db,
-    session,
-    deps,
-    skill.item.server,
-    "resources/read",
-    { uri: file.uri },
-    { now: options.now, ...(options.signal ? { signal: options.signal } : {}) },
-  );
-  const contents = Array.isArray(result.contents) ? (result.contents as Record<string, unknown>[]) : [];
-  const content = contents.find((c) => c?.uri === file.uri) ?? (contents.length === 1 ? contents[0] : undefined);
-  const bytes = content ? bytesOf(content) : null;
   const withheld = (why: string): SkillFileRead => ({
     ok: false,
     skill,
     reason: `${file.path} of ${skill.address} is withheld: ${why}. Nothing of it was passed on; the server may have changed the skill since it was approved (press Test on its page in the Loadout console, then review it).`,
   });
-  if (!bytes) return withheld("the server answered the read without its content");
-  const mismatch = fileMismatch(file, bytes, digestOf);
-  if (mismatch) {
-    // The whole skill is withheld from now on, not only this read, until the server is tested again.
-    await recordItemProblem(db, skill.item.row, `${file.path} did not match its approved manifest (${mismatch})`);
-    return withheld(mismatch);
+  let result: Record<string, unknown>;
+  try {
+    // The relay checks the bytes against the approved manifest (see relayWithItems).
+    result = await relayRequest(
+      db,
+      session,
+      deps,
+      skill.item.server,
+      "resources/read",
+      { uri: file.uri },
+      { now: options.now, ...(options.signal ? { signal: options.signal } : {}) },
+    );
+  } catch (error) {
+    if (error instanceof SkillFileWithheld) return withheld(error.why);
+    throw error;
   }
+  const content = servedContent(result, file.uri);
+  const bytes = content ? bytesOf(content) : null;
+  if (!bytes) return withheld("the server answered the read without its content");
   const mimeType = typeof content?.mimeType === "string" ? content.mimeType : undefined;
   return { ok: true, skill, file, bytes, ...(mimeType ? { mimeType } : {}) };
-}
-
-/** A read content's raw bytes: its text as UTF-8, or its base64 blob decoded; null when it has neither. */
-function bytesOf(content: Record<string, unknown>): Uint8Array | null {
-  if (typeof content.text === "string") return new TextEncoder().encode(content.text);
-  if (typeof content.blob !== "string") return null;
-  try {
-    const binary = atob(content.blob);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
-  } catch {
-    return null;
-  }
 }
