@@ -104,9 +104,12 @@ export function jsonRpcErrorBody(error: AppError, requestId: string): JsonRpcErr
   };
 }
 
+/** The database is out of reach: told as `unavailable`, and known as such wherever it is caught again. */
+export class DatabaseUnavailable extends AppError {}
+
 /** The answer while the database is out of reach, the same on every surface. */
 export const databaseUnavailableError = () =>
-  new AppError("unavailable", "The database is not reachable right now. Try again in a few seconds.", {
+  new DatabaseUnavailable("unavailable", "The database is not reachable right now. Try again in a few seconds.", {
     headers: { "Retry-After": "2" },
   });
 

@@ -1,6 +1,6 @@
 import { UpstreamRpcError } from "@loadout/workers";
 import { describe, expect, it } from "vitest";
-import { AppError, INTERNAL_MESSAGE } from "../errors";
+import { AppError, databaseUnavailableError, INTERNAL_MESSAGE } from "../errors";
 import { memoryLogger } from "../logger";
 import { errorResult, protocolErrorOf } from "./results";
 
@@ -47,6 +47,12 @@ describe("errorResult", () => {
     expect((thrown as AppError).code).toBe("unavailable");
     expect((thrown as AppError).message).not.toContain("select");
     expect(logger.entries).toEqual([expect.objectContaining({ level: "warn", requestId: "req_1" })]);
+    // An inner layer that already said so: thrown on as it is, never a tool's failure.
+    const said = databaseUnavailableError();
+    expect(() => errorResult(said, { requestId: "req_1", logger })).toThrow(said);
+    // An upstream out of reach stays the tool's failure, in its own words.
+    const upstream = new AppError("unavailable", "docs could not be reached (timeout); nothing was sent.");
+    expect(errorResult(upstream, { requestId: "req_1", logger }).content[0]?.text).toMatch(/docs could not be reached/);
   });
 });
 

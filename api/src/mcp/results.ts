@@ -1,6 +1,13 @@
 import { UpstreamRpcError } from "@loadout/workers";
 import { ProtocolError } from "@modelcontextprotocol/server";
-import { AppError, databaseUnavailableError, describeError, ERROR_CODES, publicError } from "../errors";
+import {
+  AppError,
+  DatabaseUnavailable,
+  databaseUnavailableError,
+  describeError,
+  ERROR_CODES,
+  publicError,
+} from "../errors";
 import type { ActionContext } from "../services/context";
 import { databaseUnavailable } from "../services/db-errors";
 
@@ -33,6 +40,8 @@ export function errorResult(error: unknown, ctx: Pick<ActionContext, "requestId"
     ctx.logger?.log("warn", "database unavailable", { requestId: ctx.requestId, error: describeError(error) });
     throw databaseUnavailableError();
   }
+  // Already said so by an inner layer: still the transport's to answer, not a tool's failure.
+  if (error instanceof DatabaseUnavailable) throw error;
   if (error instanceof AppError) {
     const details = error.details?.map((d) => `- ${d.path}${d.line ? ` line ${d.line}` : ""}: ${d.message}`).join("\n");
     return failure(details ? `${error.message}\n${details}` : error.message);
