@@ -12,10 +12,10 @@ import { updateSkill } from "../services/skills/update";
 import { SKILL_EDIT_VIEW_URI, SKILLS_VIEW_URI } from "./apps/views";
 import type { LoadoutTool } from "./registry";
 import { errorResult, failure, type ToolResult, textResult } from "./results";
+import { fileChunkResult } from "./skill-chunks";
 import {
   FETCH_TOOL_ANNOTATIONS,
   FetchToolInput,
-  GET_CHUNK,
   SEARCH_TOOL_ANNOTATIONS,
   SearchToolInput,
   SKILL_EDIT_TOOL_ANNOTATIONS,
@@ -252,30 +252,19 @@ export async function callSkillsTool(
       return failure(
         `"${input.name}" has no file "${path}". Its files: ${manifest?.files.map((f) => f.path).join(", ")}.`,
       );
-    const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-    const start = Math.min(input.start ?? 0, body.length);
-    const chunk = body.slice(start, start + GET_CHUNK);
-    const next = start + chunk.length < body.length ? start + chunk.length : null;
-    const others = manifest?.files.filter((f) => f.path !== path).map((f) => f.path) ?? [];
-    const note = [
-      next !== null
-        ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
-        : "",
-      path === docNameFor(row.kind) && others.length
-        ? `\n\n[Files of this ${row.kind}: ${others.join(", ")}. Read one with path.]`
-        : "",
-    ].join("");
-    const result = textResult(`${chunk}${note}`, {
+    const { result, chars } = fileChunkResult({
       name: input.name,
+      askedPath: input.path,
       path,
-      start,
-      next_start: next,
-      total_chars: body.length,
+      kind: row.kind,
+      docName: docNameFor(row.kind),
+      start: input.start,
+      bytes,
       digest: file.digest,
-      files: manifest?.files.map((f) => ({ path: f.path, size: f.size, digest: f.digest })) ?? [],
+      files: manifest?.files ?? [],
     });
     // Kept for shared callers only: the SDK's path may change what it gets.
-    if (shared) session.caches?.content.set(memoKey, result, 2 * (chunk.length + note.length) + 1024);
+    if (shared) session.caches?.content.set(memoKey, result, 2 * chars + 1024);
     return result;
   } catch (error) {
     return errorResult(error, ctx);

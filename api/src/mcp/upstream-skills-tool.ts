@@ -3,8 +3,8 @@ import type { ActionContext } from "../services/context";
 import type { McpSession } from "../services/mcp/catalog";
 import { findUpstreamSkill, readUpstreamSkillPath, sessionUpstreamSkills } from "../services/mcp/upstream-skills";
 import type { ServerDeps } from "../services/servers/upstreams";
-import { errorResult, failure, type ToolResult, textResult } from "./results";
-import { GET_CHUNK } from "./tools";
+import { errorResult, failure, type ToolResult } from "./results";
+import { fileChunkResult } from "./skill-chunks";
 
 /**
  * The `skills` tool's part for upstream servers' skills (see services/mcp/upstream-skills.ts):
@@ -70,29 +70,18 @@ export async function getUpstreamSkill(
     if (!read)
       return failure(`"${input.name}" has no file "${path}". Its files: ${skill.files.map((f) => f.path).join(", ")}.`);
     if (!read.ok) return failure(read.reason);
-    const body = new TextDecoder("utf-8", { ignoreBOM: true }).decode(read.bytes);
-    const start = Math.min(input.start ?? 0, body.length);
-    const chunk = body.slice(start, start + GET_CHUNK);
-    const next = start + chunk.length < body.length ? start + chunk.length : null;
-    const others = skill.files.filter((f) => f.path !== path).map((f) => f.path);
-    const note = [
-      next !== null
-        ? `\n\n[${body.length - next} more characters: call skills(action="get", name="${input.name}"${input.path ? `, path="${input.path}"` : ""}, start=${next})]`
-        : "",
-      path === "SKILL.md" && others.length
-        ? `\n\n[Files of this skill: ${others.join(", ")}. Read one with path.]`
-        : "",
-    ].join("");
-    return textResult(`${chunk}${note}`, {
+    return fileChunkResult({
       name: input.name,
-      origin: skill.origin,
+      askedPath: input.path,
       path,
-      start,
-      next_start: next,
-      total_chars: body.length,
+      kind: "skill",
+      docName: "SKILL.md",
+      start: input.start,
+      bytes: read.bytes,
       digest: read.file.digest,
-      files: skill.files.map((f) => ({ path: f.path, size: f.size })),
-    });
+      files: skill.files,
+      extra: { origin: skill.origin },
+    }).result;
   } catch (error) {
     return errorResult(error, ctx);
   }

@@ -227,6 +227,18 @@ describe.each(ERAS)("on %s", (_era, options) => {
       expect(got.isError).toBeFalsy();
       expect(textOf(got)).toContain("Follow these steps.");
       expect(textOf(got)).toContain("references/forms.md");
+      // The structured result is the one the skills view renders, as for the user's own items.
+      expect(got.structuredContent).toMatchObject({
+        name: "server:docs/pdf",
+        origin: "server:docs",
+        path: "SKILL.md",
+        next_start: null,
+        digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        files: [
+          { path: "SKILL.md", size: expect.any(Number), digest: expect.stringMatching(/^sha256:/) },
+          { path: "references/forms.md", size: FORMS.length, digest: expect.stringMatching(/^sha256:/) },
+        ],
+      });
       const file = await client.callTool({
         name: "skills",
         arguments: { action: "get", name: "server:docs/pdf", path: "references/forms.md" },
