@@ -1,6 +1,6 @@
 /// <reference path="../../workers/src/cloudflare-workers.d.ts" />
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { connectPostgres } from "@loadout/db";
+import { connectPostgres, requestScopedPostgres } from "@loadout/db";
 import { dohResolver, ProxyClient, type UpstreamTarget, type UpstreamTool } from "@loadout/workers";
 import type { ExecutionContext } from "hono";
 import { createApp, type DatabaseProvider } from "./app";
@@ -20,17 +20,15 @@ type Opened = { app: App; env: WorkerEnv; open: DatabaseProvider["acquire"] };
 const databaseUrl = (env: WorkerEnv) => env.HYPERDRIVE?.connectionString ?? env.DATABASE_URL ?? "";
 
 // One app per isolate (routes and keys are built once); a database connection per request,
-// because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections.
+// because I/O objects cannot cross requests on Workers and Hyperdrive pools the real connections
+// (the handles around them are kept: requestScopedPostgres).
 let cached: ({ source: unknown } & Opened) | undefined;
 
 function appFor(source: unknown): Opened {
   if (cached && cached.source === source) return cached;
   const env = parseWorkerEnv(source);
   const url = databaseUrl(env);
-  const open = () => {
-    const opened = connectPostgres(url, { max: 1 });
-    return { db: opened.db, release: () => opened.close() };
-  };
+  const open = requestScopedPostgres(url).acquire;
   const app = createApp({
     database: { acquire: open },
     hasher: createPasswordHasher(),

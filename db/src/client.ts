@@ -51,11 +51,13 @@ export const CONNECT_TIMEOUT_S = 2;
 export const ACQUIRE_TIMEOUT_S = 5;
 
 /**
- * Seconds before reconnecting after a failed connection: 0.05 s doubling up to 0.5 s, with
- * jitter. postgres.js's own backoff grows to 20 s, so after an outage of ten seconds or so the
+ * Seconds before reconnecting after a failed connection: 0.1 s doubling up to 0.5 s, with
+ * jitter (postgres.js counts the failures, from 1). postgres.js's own backoff grows to 20 s, so after an outage of ten seconds or so the
  * pool would wait up to 20 s more before trying again; capped, it is back within half a second.
  */
 export function reconnectDelay(retries: number): number {
+  // No failure yet (a connection closed on purpose, see requestScopedPostgres): at once.
+  if (retries === 0) return 0;
   return Math.min(0.05 * 2 ** retries, 0.5) * (0.5 + Math.random() / 2);
 }
 
@@ -64,6 +66,69 @@ export function reconnectDelay(retries: number): number {
  * postgres.js picks its Cloudflare sockets build under workerd.
  */
 export function connectPostgres(url: string, options: PostgresOptions = {}): OpenedDatabase {
+  const { sql, db } = client(url, options);
+  return {
+    db,
+    kind: "postgres",
+    close: () => sql.end({ timeout: 5 }),
+    // postgres.js holds one extra connection for LISTEN and reconnects it, calling onListen again.
+    listen: async (channel, onMessage, onListen) => {
+      const { unlisten } = await sql.listen(channel, onMessage, onListen);
+      return { unlisten };
+    },
+  };
+}
+
+/** A database for one request: `release` closes its connection (see requestScopedPostgres). */
+export interface RequestDatabase {
+  db: Database;
+  release(): Promise<void>;
+}
+
+/** Handles kept between requests, at most: more concurrent requests than this build their own. */
+const IDLE_HANDLES = 8;
+/** How long a request's release waits for its connection to close before ending it. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * Databases for a host whose connections may not outlive their request (Workers: an I/O object
+ * belongs to the request that opened it). Each request gets a handle of its own, with one
+ * connection opened by its first query and closed by `release`; the handle itself (postgres.js's
+ * client and drizzle's view of the schema, which cost about 0.5 ms of CPU to build, measured in
+ * Node on this machine) is kept and handed to a later request, whose first query connects anew.
+ * A handle is handed out again only after its connection closed, so no socket crosses requests.
+ */
+export function requestScopedPostgres(url: string, options: Omit<PostgresOptions, "max"> = {}) {
+  const idle: ReturnType<typeof client>[] = [];
+  return {
+    acquire(): RequestDatabase {
+      const handle = idle.pop() ?? client(url, { ...options, max: 1 });
+      return {
+        db: handle.db,
+        async release() {
+          // `close`, not `end`: the client stays usable, and its next query connects again. A
+          // close that does not finish (a connection still trying a database that went away) is
+          // ended as a per-request client would be, and the handle is not kept.
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const closed = await Promise.race([
+            handle.sql.close().then(
+              () => true,
+              () => false,
+            ),
+            new Promise<false>((resolve) => {
+              timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS);
+            }),
+          ]);
+          clearTimeout(timer);
+          if (!closed) await handle.sql.end({ timeout: 0 }).catch(() => {});
+          else if (idle.length < IDLE_HANDLES) idle.push(handle);
+        },
+      };
+    },
+  };
+}
+
+function client(url: string, options: PostgresOptions) {
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
@@ -74,17 +139,9 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Ope
     backoff: reconnectDelay,
     connection: { application_name: "loadout" },
   });
-  return {
-    db: drizzle(sql, {
-      schema,
-      ...(options.logQuery ? { logger: { logQuery: (q: string) => options.logQuery?.(q) } } : {}),
-    }),
-    kind: "postgres",
-    close: () => sql.end({ timeout: 5 }),
-    // postgres.js holds one extra connection for LISTEN and reconnects it, calling onListen again.
-    listen: async (channel, onMessage, onListen) => {
-      const { unlisten } = await sql.listen(channel, onMessage, onListen);
-      return { unlisten };
-    },
-  };
+  const db: Database = drizzle(sql, {
+    schema,
+    ...(options.logQuery ? { logger: { logQuery: (q: string) => options.logQuery?.(q) } } : {}),
+  });
+  return { sql, db };
 }

@@ -2,9 +2,16 @@
  * Workers figures (issue 17's targets), in workerd through Miniflare: the api Worker and the proxy
  * Worker with its Durable Object (test/src/worker/topology.ts), local Hyperdrive to a fresh database on the
  * machine's Postgres. Part of `npm run bench`; alone: `npx tsx test/bench/workers.ts`.
- * 1. Warm `tools/call skills get` with the SDK v2 client over dispatchFetch, negotiating 2026-07-28
- *    and on the default 2025 handshake: p50/p90 over CALLS sequential calls after WARM ones, and
- *    SQL statements per call, counted by Postgres (pg-statements.ts).
+ * The topology runs twice. Once with Hyperdrive through pgbouncer (pooler.ts), which stands in for
+ * Hyperdrive's pool of warm connections as production has it: its times are the targets' figures.
+ * Once with local Hyperdrive straight to Postgres, a new backend per request: its times are printed
+ * beside, and its statements are the ones counted (a pool keeps backends connected, whose counters
+ * Postgres does not flush; the app sends the same statements either way).
+ * The measured calls go over HTTP to workerd's socket, as a client's do (the setup uses dispatchFetch).
+ * 1. Warm `tools/call skills get` with the SDK v2 client, negotiating 2026-07-28 and on the default
+ *    2025 handshake: p50/p90 over CALLS sequential calls after WARM ones, and SQL statements per
+ *    call, counted by Postgres (pg-statements.ts). Beside them, a request that reads no database
+ *    (the protected-resource metadata): the floor of the harness and the Worker's own routing.
  * 2. A warm proxied call (`echo` of an upstream started here, imported, tested and approved
  *    through REST): p50/p90, SQL statements and upstream requests per call.
  * 3. The api Worker's bundle, gzip and raw: the script `npm run build -w @loadout/api` writes, which
@@ -28,6 +35,7 @@ import { proxyScriptPath, scriptPath } from "../src/worker/harness";
 import { startWorkersTopology, type WorkersTopology } from "../src/worker/topology";
 import { MARKER, percentile, SKILL, skillBody } from "./mcp";
 import { StatementCounter } from "./pg-statements";
+import { poolerMissing, startPooler } from "./pooler";
 import { cpuMs } from "./proxy";
 
 const CALLS = Number(process.env.BENCH_WORKERS_CALLS ?? 300);
@@ -57,9 +65,19 @@ export interface CallSeries {
   cpuPerCall: number;
 }
 
-export interface WorkersFigures {
+/** One run of the topology: the calls' series and the no-database floor. */
+export interface TopologyFigures {
   skillsGet: CallSeries[];
   proxied: CallSeries[];
+  /** p50 of a request that reads no database (GET /.well-known/oauth-protected-resource). */
+  noDatabaseP50: number;
+}
+
+export interface WorkersFigures {
+  /** Through pgbouncer standing in for Hyperdrive's pool, or why it could not run. */
+  pooled: TopologyFigures | { missing: string };
+  /** Local Hyperdrive straight to Postgres (a new backend per request); statements counted here. */
+  direct: TopologyFigures;
   bundle: { gzip: number; raw: number; proxyGzip: number; proxyRaw: number };
   signUp: { firstMs: number; count: number; wallP50: number; cpuP50: number };
   /** Transactions a new backend commits on its own (subtracted from the counts). */
@@ -75,15 +93,14 @@ export interface NodeFigures {
 const textOf = (result: unknown) =>
   ((result as { content?: { type: string; text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
 
-async function connect(w: WorkersTopology, era: Era, token: string): Promise<Client> {
+async function connect(base: string, era: Era, token: string): Promise<Client> {
   const client = new Client(
     { name: `bench-workers-${era}`, version: "1.0.0" },
     era === "modern" ? { versionNegotiation: { mode: "auto" } } : {},
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
-      fetch: (url, init) => w.send(String(url), init),
     }),
   );
   if (client.getProtocolEra() !== era) throw new Error(`the client spoke ${client.getProtocolEra()}, not ${era}`);
@@ -93,7 +110,7 @@ async function connect(w: WorkersTopology, era: Era, token: string): Promise<Cli
 /** WARM calls, then CALLS timed ones, with the database's statements over the timed ones. */
 async function series(
   w: WorkersTopology,
-  counter: StatementCounter,
+  counter: StatementCounter | null,
   era: Era,
   call: (i: number) => Promise<void>,
   upstreamRequests?: () => number,
@@ -101,7 +118,7 @@ async function series(
   for (let i = 0; i < WARM; i++) await call(i);
   // Read outside the counted window: its own backend has gone (and flushed) before `read` returns.
   const rowsBefore = await callLogRows(w.databaseUrl);
-  const before = await counter.read();
+  const before = await counter?.read();
   const requests = upstreamRequests?.() ?? 0;
   const cpu = cpuMs(w.workerdPid);
   const times: number[] = [];
@@ -113,7 +130,7 @@ async function series(
   const upstream = upstreamRequests ? (upstreamRequests() - requests) / CALLS : undefined;
   // The Queue delivers a batch within a second (topology.ts): its insert is counted with the calls.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
-  const after = await counter.read();
+  const after = await counter?.read();
   // After the read: the records written after the last answers are in, and so is their CPU time.
   const cpuPerCall = (cpuMs(w.workerdPid) - cpu) / CALLS;
   const rowsAfter = await callLogRows(w.databaseUrl);
@@ -122,8 +139,8 @@ async function series(
     calls: CALLS,
     p50: percentile(times, 0.5),
     p90: percentile(times, 0.9),
-    statementsPerCall: counter.statements(before, after) / CALLS,
-    sessionsPerCall: (after.sessions - before.sessions) / CALLS,
+    statementsPerCall: counter && before && after ? counter.statements(before, after) / CALLS : Number.NaN,
+    sessionsPerCall: before && after ? (after.sessions - before.sessions) / CALLS : Number.NaN,
     callLogRowsPerCall: (rowsAfter - rowsBefore) / CALLS,
     cpuPerCall,
     ...(upstream === undefined ? {} : { upstreamRequestsPerCall: upstream }),
@@ -153,14 +170,34 @@ function bundleSizes(): WorkersFigures["bundle"] {
   };
 }
 
-export async function benchWorkers(): Promise<WorkersFigures> {
-  const w = await startWorkersTopology({
-    LOADOUT_SECRET_KEY: "bench-workers-secret-key-0123456789abcdef",
-    LOADOUT_INSECURE_COOKIES: "1",
-  });
-  const upstream = await startStatelessUpstream({ name: "bench-workers-upstream" });
-  const counter = new StatementCounter(PG_BASE, w.databaseUrl);
+/** p50 of CALLS requests that read no database, over HTTP. */
+async function noDatabaseP50(base: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < WARM + CALLS; i++) {
+    const start = performance.now();
+    const answer = await fetch(`${base}/.well-known/oauth-protected-resource`);
+    await answer.text();
+    if (answer.status !== 200) throw new Error(`the protected-resource metadata answered ${answer.status}`);
+    if (i >= WARM) times.push(performance.now() - start);
+  }
+  return percentile(times, 0.5);
+}
+
+/**
+ * One run of the topology: an account, a skill and an approved upstream, then the series. With
+ * `counting` the database's statements are counted and sign-up is measured.
+ */
+async function runTopology(
+  upstream: Awaited<ReturnType<typeof startStatelessUpstream>>,
+  options: { counting: true } | { counting: false; hyperdriveVia: (url: string) => string },
+): Promise<TopologyFigures & { signUp?: WorkersFigures["signUp"]; startupTransactions?: number }> {
+  const w = await startWorkersTopology(
+    { LOADOUT_SECRET_KEY: "bench-workers-secret-key-0123456789abcdef", LOADOUT_INSECURE_COOKIES: "1" },
+    options.counting ? {} : { hyperdriveVia: options.hyperdriveVia },
+  );
+  const counter = options.counting ? new StatementCounter(PG_BASE, w.databaseUrl) : null;
   try {
+    const base = String(await w.mf.ready).replace(/\/$/, "");
     // 4. Sign-up first: the first one also loads the password dictionary and warms the isolate.
     const signUp = async (email: string) => {
       const cpu = cpuMs(w.workerdPid);
@@ -172,7 +209,7 @@ export async function benchWorkers(): Promise<WorkersFigures> {
     const account = first.account;
     const walls: number[] = [];
     const cpus: number[] = [];
-    for (let i = 0; i < SIGN_UPS; i++) {
+    for (let i = 0; options.counting && i < SIGN_UPS; i++) {
       const timed = await signUp(`bench-workers-${i}@example.com`);
       walls.push(timed.wall);
       cpus.push(timed.cpu);
@@ -191,12 +228,12 @@ export async function benchWorkers(): Promise<WorkersFigures> {
     if (created.status !== 201)
       throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
     await addApprovedServer(account, "bench", upstream.url);
-    await counter.calibrate();
+    await counter?.calibrate();
 
     const skillsGet: CallSeries[] = [];
     const proxied: CallSeries[] = [];
     for (const era of ERAS) {
-      const client = await connect(w, era, token);
+      const client = await connect(base, era, token);
       try {
         skillsGet.push(
           await series(w, counter, era, async () => {
@@ -226,22 +263,46 @@ export async function benchWorkers(): Promise<WorkersFigures> {
     return {
       skillsGet,
       proxied,
-      bundle: bundleSizes(),
-      signUp: {
-        firstMs: first.wall,
-        count: SIGN_UPS,
-        wallP50: percentile(walls, 0.5),
-        cpuP50: percentile(cpus, 0.5),
-      },
-      startupTransactions: counter.startupTransactions,
+      noDatabaseP50: await noDatabaseP50(base),
+      ...(options.counting
+        ? {
+            signUp: {
+              firstMs: first.wall,
+              count: SIGN_UPS,
+              wallP50: percentile(walls, 0.5),
+              cpuP50: percentile(cpus, 0.5),
+            },
+            startupTransactions: counter?.startupTransactions ?? 0,
+          }
+        : {}),
     };
   } catch (error) {
     console.error(`Worker console:\n${w.logs.slice(-40).join("\n")}`);
     throw error;
   } finally {
-    await counter.end();
-    await upstream.stop();
+    await counter?.end();
     await w.stop();
+  }
+}
+
+export async function benchWorkers(): Promise<WorkersFigures> {
+  const upstream = await startStatelessUpstream({ name: "bench-workers-upstream" });
+  const missing = poolerMissing();
+  const pooler = missing ? null : await startPooler(PG_BASE);
+  try {
+    const { signUp, startupTransactions, ...direct } = await runTopology(upstream, { counting: true });
+    const pooled = pooler ? await runTopology(upstream, { counting: false, hyperdriveVia: pooler.via }) : { missing };
+    if (!signUp || startupTransactions === undefined) throw new Error("the counted run measured no sign-up");
+    return {
+      pooled: pooled as TopologyFigures | { missing: string },
+      direct,
+      bundle: bundleSizes(),
+      signUp,
+      startupTransactions,
+    };
+  } finally {
+    await pooler?.stop();
+    await upstream.stop();
   }
 }
 
@@ -261,33 +322,47 @@ const printCpu = (s: CallSeries) =>
 
 /** The section `npm run bench` prints. */
 export function printWorkers(f: WorkersFigures, node: NodeFigures = {}): void {
+  const pooled = "missing" in f.pooled ? null : f.pooled;
+  // The targets' figures: through the pool where it ran, else straight to Postgres.
+  const timed = pooled ?? f.direct;
   console.log(
-    `\n${label("Workers (workerd, Miniflare, local Hyperdrive)")}measured     target        (SDK v2 client, ${f.skillsGet[0]?.calls ?? 0} sequential warm calls each)`,
+    `\n${label(`Workers (workerd, Miniflare, Hyperdrive ${pooled ? "through pgbouncer" : "straight to Postgres"})`)}measured     target        (SDK v2 client over HTTP, ${timed.skillsGet[0]?.calls ?? 0} sequential warm calls each)`,
   );
-  const nodeBeside = (p50: number | undefined) =>
-    p50 === undefined ? "" : `   Node this run: p50 ${x(p50)} ms (2026-07-28, plain fetch)`;
-  for (const s of f.skillsGet) {
+  if (!pooled)
     console.log(
-      `${label(`tools/call skills get, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     ≤ 5 ms ${verdict(s.p50, 5)}   p90 ${x(s.p90)} ms${nodeBeside(node.skillsGetP50)}`,
+      `  (${(f.pooled as { missing: string }).missing}: the times below include a new Postgres backend per request, which Hyperdrive's pool spares production)`,
     );
+  const beside = (direct: CallSeries | undefined, p50: number | undefined) =>
+    `${pooled && direct ? `; a new backend per request (local Hyperdrive as is): p50 ${x(direct.p50)} ms` : ""}${p50 === undefined ? "" : `; Node this run: p50 ${x(p50)} ms (2026-07-28, plain fetch)`}`;
+  console.log(
+    `${label("a request that reads no database, p50")}${x(timed.noDatabaseP50).padStart(6)} ms     -                GET /.well-known/oauth-protected-resource: the harness and the Worker's routing, under every figure here${pooled ? `; ${x(f.direct.noDatabaseP50)} ms in the other run` : ""}`,
+  );
+  timed.skillsGet.forEach((s, i) => {
+    const counted = f.direct.skillsGet[i];
     console.log(
-      `${label("  SQL statements per call")}${x(s.statementsPerCall).padStart(6)}        ≤ 1 ${verdict(s.statementsPerCall, 1)}   ${detail(s)}`,
+      `${label(`tools/call skills get, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     ≤ 5 ms ${verdict(s.p50, 5)}   p90 ${x(s.p90)} ms${beside(pooled ? counted : undefined, node.skillsGetP50)}`,
     );
+    if (counted)
+      console.log(
+        `${label("  SQL statements per call")}${x(counted.statementsPerCall).padStart(6)}        ≤ 1 ${verdict(counted.statementsPerCall, 1)}   ${detail(counted)}`,
+      );
     printCpu(s);
-  }
-  for (const s of f.proxied) {
+  });
+  timed.proxied.forEach((s, i) => {
+    const counted = f.direct.proxied[i];
     console.log(
-      `${label(`proxied tools/call echo, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     -                p90 ${x(s.p90)} ms${nodeBeside(node.proxiedP50)}`,
+      `${label(`proxied tools/call echo, ${ERA_LABEL[s.era]}, p50`)}${x(s.p50).padStart(6)} ms     -                p90 ${x(s.p90)} ms${beside(pooled ? counted : undefined, node.proxiedP50)}`,
     );
-    console.log(
-      `${label("  SQL statements per call")}${x(s.statementsPerCall).padStart(6)}        0 ${verdict(s.statementsPerCall, 0)}     ${detail(s)}`,
-    );
+    if (counted)
+      console.log(
+        `${label("  SQL statements per call")}${x(counted.statementsPerCall).padStart(6)}        0 ${verdict(counted.statementsPerCall, 0)}     ${detail(counted)}`,
+      );
     const upstream = s.upstreamRequestsPerCall ?? Number.NaN;
     console.log(
       `${label("  upstream requests per call")}${x(upstream).padStart(6)}        1 ${Math.abs(upstream - 1) < 0.005 ? "(ok)" : "(NOT OK)"}`,
     );
     printCpu(s);
-  }
+  });
   const b = f.bundle;
   console.log(
     `${label("api Worker bundle, gzip")}${kib(b.gzip).padStart(10)}  ≤ 600 KiB ${verdict(b.gzip, GZIP_TARGET)}   raw ${kib(b.raw)}; proxy Worker ${kib(b.proxyGzip)} gzip, ${kib(b.proxyRaw)} raw`,

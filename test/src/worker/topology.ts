@@ -79,6 +79,11 @@ export async function startWorkersTopology(
     queue?: boolean;
     /** The proxy's LOADOUT_UPSTREAM_IDLE_MS: how long an object keeps unused sessions (default the Worker's). */
     proxyIdleMs?: number;
+    /**
+     * Where Hyperdrive connects, given the scratch database's URL: a pooler in front of it (the
+     * bench's, see bench/pooler.ts) instead of the database itself.
+     */
+    hyperdriveVia?: (databaseUrl: string) => string;
   } = {},
 ): Promise<WorkersTopology> {
   buildWorkerIfStale();
@@ -86,7 +91,7 @@ export async function startWorkersTopology(
   await migratePostgresDatabase(database.url);
   const logs: string[] = [];
   // Hyperdrive's local binding insists on a password; trust authentication ignores it.
-  const hyperdrive = new URL(database.url);
+  const hyperdrive = new URL(options.hyperdriveVia?.(database.url) ?? database.url);
   if (!hyperdrive.password) hyperdrive.password = "unused";
   const loopback = { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" };
   const mf = new Miniflare({
