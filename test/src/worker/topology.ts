@@ -38,6 +38,11 @@ export interface WorkersTopology {
   logs: string[];
   /** Sends a request into the api Worker, as `fetch` would (Miniflare's dispatchFetch). */
   send(url: string, init?: RequestInit): Promise<Response>;
+  /**
+   * With `secondApi`: sends a request into the second api Worker ("loadout-2"), its own isolate
+   * (Miniflare's getWorker). Without it, absent.
+   */
+  sendToSecond?: (url: string, init?: RequestInit) => Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -72,6 +77,9 @@ const callLogQueue =
     (p: { binding: string }) => p.binding === "CALL_LOG",
   )?.queue ?? "loadout-call-log";
 
+/** The second api Worker's name (`secondApi`). */
+export const SECOND_API = "loadout-2";
+
 export async function startWorkersTopology(
   bindings: Record<string, string>,
   options: {
@@ -84,6 +92,14 @@ export async function startWorkersTopology(
      * bench's, see bench/pooler.ts) instead of the database itself.
      */
     hyperdriveVia?: (databaseUrl: string) => string;
+    /**
+     * Adds a second api Worker ("loadout-2") beside the first: the same script, bindings, Hyperdrive,
+     * proxy service binding, assets and call-log producer, but no queue consumer (the first
+     * consumes). workerd runs each named Worker in an isolate of its own, so this stands for two
+     * isolates of the api Worker; reach it with `sendToSecond`. The proxy's binding back to the
+     * api (LOADOUT_API) still names the first.
+     */
+    secondApi?: boolean;
   } = {},
 ): Promise<WorkersTopology> {
   buildWorkerIfStale();
@@ -94,27 +110,34 @@ export async function startWorkersTopology(
   const hyperdrive = new URL(options.hyperdriveVia?.(database.url) ?? database.url);
   if (!hyperdrive.password) hyperdrive.password = "unused";
   const loopback = { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" };
+  // One description of the api Worker, so a second one (secondApi) differs only in its name and
+  // in not consuming the queue.
+  const apiWorker = (name: string, consumes: boolean) => ({
+    name,
+    modules: [{ type: "ESModule" as const, path: scriptPath }],
+    modulesRoot: path.dirname(scriptPath),
+    compatibilityDate,
+    compatibilityFlags,
+    hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
+    bindings: { ...bindings, ...loopback },
+    serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
+    ...(options.queue === false
+      ? {}
+      : {
+          queueProducers: { CALL_LOG: { queueName: callLogQueue } },
+          ...(consumes
+            ? {
+                queueConsumers: {
+                  [callLogQueue]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 3, retryDelay: 1 },
+                },
+              }
+            : {}),
+        }),
+    ...assetsOptions(),
+  });
   const mf = new Miniflare({
     workers: [
-      {
-        name: "loadout",
-        modules: [{ type: "ESModule", path: scriptPath }],
-        modulesRoot: path.dirname(scriptPath),
-        compatibilityDate,
-        compatibilityFlags,
-        hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
-        bindings: { ...bindings, ...loopback },
-        serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
-        ...(options.queue === false
-          ? {}
-          : {
-              queueProducers: { CALL_LOG: { queueName: callLogQueue } },
-              queueConsumers: {
-                [callLogQueue]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 3, retryDelay: 1 },
-              },
-            }),
-        ...assetsOptions(),
-      },
+      apiWorker("loadout", true),
       {
         name: "loadout-proxy",
         modules: true,
@@ -129,6 +152,7 @@ export async function startWorkersTopology(
             : { ...loopback, LOADOUT_UPSTREAM_IDLE_MS: String(options.proxyIdleMs) },
         serviceBindings: { LOADOUT_API: { name: "loadout", entrypoint: "ToolsChanged" } },
       },
+      ...(options.secondApi ? [apiWorker(SECOND_API, false)] : []),
     ],
     // No request.cf data: Miniflare would otherwise download it.
     cf: false,
@@ -150,6 +174,17 @@ export async function startWorkersTopology(
     logs,
     send: (url, init) =>
       mf.dispatchFetch(url, init as Parameters<Miniflare["dispatchFetch"]>[1]) as unknown as Promise<Response>,
+    ...(options.secondApi
+      ? {
+          sendToSecond: async (url: string, init?: RequestInit) => {
+            // Miniflare's types give the Fetcher workerd's Request in place of its fetch; it has one.
+            const second = (await mf.getWorker(SECOND_API)) as unknown as {
+              fetch(url: string, init?: RequestInit): Promise<Response>;
+            };
+            return second.fetch(url, init);
+          },
+        }
+      : {}),
     stop: () => disposeAfterDatabase(mf, database.drop, database.url),
   };
 }
