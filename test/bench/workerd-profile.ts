@@ -254,7 +254,8 @@ class BundleMap {
     for (const list of this.named.values()) list.sort((a, b) => a.column - b.column);
   }
   matches(url: string): boolean {
-    return url.endsWith(path.basename(this.bundle));
+    // By the whole file name: proxy-worker.js also ends with worker.js.
+    return url.split("/").at(-1) === path.basename(this.bundle);
   }
   /** Relative to the repo for our files, `node_modules/<package>` for a dependency's. */
   private source(source: string): { file: string; pkg: string } {
