@@ -11,5 +11,6 @@ const proxy = proxyWorker({
 });
 
 export const UpstreamSessions = proxy.UpstreamSessions;
+export const ClientMailbox = proxy.ClientMailbox;
 export const UpstreamProxy = proxy.UpstreamProxyEntrypoint;
 export default { fetch: proxy.fetch };

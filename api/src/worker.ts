@@ -11,6 +11,7 @@ import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
 import { schemaBehindAnswer } from "./entry/worker-schema";
 import { jsonLogger } from "./logger";
 import { type QueuedMessage, queueRecorder, RETRY_DELAY_SECONDS, writeQueuedCalls } from "./services/mcp/call-queue";
+import { PendingAnswers } from "./services/mcp/pending-answers";
 import { storeAnnouncedItems } from "./services/servers/items";
 import { storeAnnouncedTools } from "./services/servers/upstreams";
 
@@ -49,6 +50,9 @@ function appFor(source: unknown): Opened {
     waitUntil: (c, work) => c.executionCtx.waitUntil(work),
     // Remote servers are reached through the proxy Worker; without its binding none is listed.
     ...(env.UPSTREAM ? { upstreamPool: new ProxyClient(env.UPSTREAM) } : {}),
+    // A 2025 client's answers and cancellations reach the isolate whose call they belong to
+    // through the proxy Worker's mailbox objects (workers/src/mailbox.ts).
+    ...(env.UPSTREAM ? { pendingAnswers: new PendingAnswers(undefined, env.UPSTREAM) } : {}),
     // MCP calls go to the call-log Queue, written in batches by `queue()` below; without the
     // binding each is written after its answer (the default recorder).
     ...(env.CALL_LOG ? { callRecorder: queueRecorder(env.CALL_LOG, jsonLogger) } : {}),

@@ -15,6 +15,7 @@ export {
   type RememberedChecks,
   UpstreamRefused,
 } from "./guarded-fetch";
+export { KEPT_MS, MAX_TAKE_MS, Mailbox } from "./mailbox";
 export {
   MAX_TOOLS_PER_SERVER,
   needsInput,

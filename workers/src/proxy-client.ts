@@ -44,6 +44,10 @@ export interface ProxyBinding {
   cancel(target: UpstreamTarget, callId: string): Promise<void>;
   /** Watches one of the target's resources in its object: a stream of updates (see watch-stream.ts). */
   watchResource(target: UpstreamTarget, uri: string): Promise<ReadableStream<Uint8Array>>;
+  /** Posts a message for a running call of this owner's, wherever it runs (mailbox.ts). */
+  post(owner: string, key: string, message: unknown): Promise<void>;
+  /** The message posted for `key` of this owner's, once it is; null after `ms` without one. */
+  take(owner: string, key: string, ms: number): Promise<unknown>;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { DurableObject, type DurableObjectState, WorkerEntrypoint } from "cloudflare:workers";
 import { dohResolver } from "./doh-resolver";
 import { type FetchGuard, guardedFetch } from "./guarded-fetch";
+import { Mailbox } from "./mailbox";
 import { type CallOptions, type RequestOptions, UpstreamPool, type UpstreamTarget, type UpstreamTool } from "./pool";
 import { credentialIdentity, sessionObjectName } from "./proxy";
 import type { ProxyBinding, WireCallOptions, WireRequestOptions } from "./proxy-client";
@@ -23,7 +24,7 @@ export interface AddressPolicy {
 }
 
 /** One Durable Object as its stub shows it: the entrypoint's methods, addressed to this object alone. */
-type SessionsStub = Omit<ProxyBinding, "drop" | "cancel"> & {
+type SessionsStub = Omit<ProxyBinding, "drop" | "cancel" | "post" | "take"> & {
   drop(): Promise<void>;
   cancel(callId: string): Promise<void>;
   openSessions(): Promise<number>;
@@ -32,6 +33,17 @@ type SessionsStub = Omit<ProxyBinding, "drop" | "cancel"> & {
 interface SessionsNamespace {
   idFromName(name: string): unknown;
   get(id: unknown): SessionsStub;
+}
+
+/** A client's mailbox object as its stub shows it (see mailbox.ts). */
+interface MailboxStub {
+  post(key: string, message: unknown): Promise<void>;
+  take(key: string, ms: number): Promise<unknown>;
+}
+
+interface MailboxNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): MailboxStub;
 }
 
 /** The api Worker's entrypoint that stores a list an upstream announced (api/src/worker.ts). */
@@ -46,6 +58,11 @@ interface ToolsChangedBinding {
 
 export interface ProxyEnv {
   SESSIONS: SessionsNamespace;
+  /**
+   * One object per 2025 client session and credentials, carrying its messages between api
+   * isolates (mailbox.ts). Without it a message stays with the isolate it reached.
+   */
+  MAILBOXES?: MailboxNamespace;
   LOADOUT_API?: ToolsChangedBinding;
   /** `1`: upstreams on loopback are allowed (dev:workers and tests). */
   LOADOUT_ALLOW_LOOPBACK_UPSTREAMS?: string;
@@ -275,10 +292,39 @@ export function proxyWorker(policy: AddressPolicy) {
     openSessions(serverId: string, generation: number, identity: string) {
       return this.objectFor(serverId, generation, identity).openSessions();
     }
+
+    private mailboxOf(owner: string): MailboxStub | undefined {
+      if (typeof owner !== "string" || !owner) throw new Error("a mailbox is addressed by its owner");
+      const namespace = this.env.MAILBOXES;
+      return namespace?.get(namespace.idFromName(owner));
+    }
+
+    async post(owner: string, key: string, message: unknown): Promise<void> {
+      await this.mailboxOf(owner)?.post(String(key), message);
+    }
+
+    async take(owner: string, key: string, ms: number): Promise<unknown> {
+      const mailbox = this.mailboxOf(owner);
+      return mailbox ? mailbox.take(String(key), Number(ms) || 0) : null;
+    }
+  }
+
+  /** A 2025 client session's messages between api isolates (mailbox.ts), in memory. */
+  class ClientMailbox extends DurableObject<ProxyEnv> implements MailboxStub {
+    private readonly mailbox = new Mailbox<unknown>();
+
+    async post(key: string, message: unknown): Promise<void> {
+      this.mailbox.post(key, message);
+    }
+
+    take(key: string, ms: number): Promise<unknown> {
+      return this.mailbox.take(key, ms);
+    }
   }
 
   return {
     UpstreamSessions,
+    ClientMailbox,
     UpstreamProxyEntrypoint,
     /** The proxy has no public HTTP surface: it is reached through its service binding only. */
     fetch: () =>

@@ -262,7 +262,7 @@ export function mcpPipeline(
     const answers = sessionId ? answersIn(body) : null;
     if (answers && sessionId) {
       const owner = ownerOf(sessionId, principal);
-      for (const answer of answers) pending.deliver(owner, answer);
+      await Promise.all(answers.map((answer) => pending.deliver(owner, answer)));
       return { status: 202, headers: {}, payload: "" };
     }
     // A 2025-era client's cancellation of a call: reaches the call wherever it runs, which gives
@@ -270,7 +270,7 @@ export function mcpPipeline(
     if (sessionId && method === "notifications/cancelled" && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"]) {
       const requestId = params?.requestId;
       if (typeof requestId === "string" || typeof requestId === "number")
-        pending.cancel(ownerOf(sessionId, principal), requestId);
+        await pending.cancel(ownerOf(sessionId, principal), requestId);
       return { status: 202, headers: {}, payload: "" };
     }
 

@@ -145,7 +145,7 @@ export async function startWorkersTopology(
         modulesRoot: path.dirname(proxyScriptPath),
         compatibilityDate,
         compatibilityFlags: ["nodejs_compat"],
-        durableObjects: { SESSIONS: "UpstreamSessions" },
+        durableObjects: { SESSIONS: "UpstreamSessions", MAILBOXES: "ClientMailbox" },
         bindings:
           options.proxyIdleMs === undefined
             ? loopback

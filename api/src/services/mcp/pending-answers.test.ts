@@ -1,5 +1,6 @@
+import { Mailbox } from "@loadout/workers";
 import { describe, expect, it } from "vitest";
-import { type Passed, PendingAnswers } from "./pending-answers";
+import { CANCEL_WATCH_AFTER_MS, type CallMailbox, type Passed, PendingAnswers } from "./pending-answers";
 
 const id = "lo-ask-1";
 
@@ -62,5 +63,53 @@ describe("a client's cancellation of its call", () => {
     released.release();
     expect(elsewhere.receive("owner", { cancelled: "b" })).toBe(false);
     expect(stopped).toEqual(["seven", "a"]);
+  });
+});
+
+describe("PendingAnswers between isolates that cannot listen (a shared mailbox)", () => {
+  /** Two isolates' PendingAnswers over one mailbox, as the proxy Worker's object holds it. */
+  function isolates() {
+    const box = new Mailbox<unknown>();
+    let takes = 0;
+    const mailbox: CallMailbox = {
+      post: async (owner, key, message) => box.post(`${owner}\u0000${key}`, message),
+      take: (owner, key, ms) => {
+        takes++;
+        return box.take(`${owner}\u0000${key}`, ms);
+      },
+    };
+    return {
+      here: new PendingAnswers(undefined, mailbox),
+      there: new PendingAnswers(undefined, mailbox),
+      takes: () => takes,
+    };
+  }
+
+  it("takes an answer delivered on the other isolate, for its owner only", async () => {
+    const { here, there } = isolates();
+    const waited = here.wait(id, "owner-a", new AbortController().signal);
+    there.deliver("owner-b", { id, result: "theirs" });
+    there.deliver("owner-a", { id, result: "ours" });
+    expect(await waited).toEqual({ id, result: "ours" });
+    expect(here.size).toBe(0);
+  });
+
+  it("stops a call cancelled on the other isolate, once it has run a second", async () => {
+    const { here, there } = isolates();
+    const call = here.cancellable("owner", 5);
+    let cancelled = 0;
+    call.onCancel(() => cancelled++);
+    const started = performance.now();
+    there.cancel("owner", 5);
+    await expect.poll(() => cancelled, { timeout: 3_000, interval: 20 }).toBe(1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(CANCEL_WATCH_AFTER_MS - 50);
+    call.release();
+  });
+
+  it("costs a call answered within the second nothing", async () => {
+    const { here, takes } = isolates();
+    here.cancellable("owner", 6).release();
+    await new Promise((resolve) => setTimeout(resolve, CANCEL_WATCH_AFTER_MS + 100));
+    expect(takes()).toBe(0);
   });
 });
