@@ -2,7 +2,8 @@
  * The peers' setup in BENCHMARKS.md: the `echo` tool of @modelcontextprotocol/server-everything
  * (a 2025-11-25 session, in its own process) called directly and through Loadout's `/mcp`, warm,
  * with the official SDK v2 client on both sides, once on its default 2025 handshake and once with
- * `versionNegotiation: { mode: 'auto' }` (2026-07-28 with Loadout). Per era: 500 sequential pairs
+ * `versionNegotiation: { mode: 'auto' }` (2026-07-28 with Loadout). Both eras are warmed up first
+ * (WARM_UP_CALLS calls and a short load each), then per era: 500 sequential pairs
  * in ABBA blocks after 50 warm-up pairs, then 20 concurrent clients for 10 s each way; the gateway's
  * CPU time per proxied call (/proc/<pid>/stat) and its RSS after the load.
  */
@@ -37,6 +38,9 @@ export interface EverythingFigures {
 
 const PAIRS = Number(process.env.BENCH_EVERYTHING_PAIRS ?? 500);
 const WARM = 50;
+/** Sequential calls, then seconds of the 20-client load, per era before anything is measured. */
+const WARM_UP_CALLS = 200;
+const WARM_UP_LOAD_S = 3;
 const CLIENTS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 /** Longer than the call log's 250 ms batch interval, so a phase's CPU includes writing its rows. */
@@ -103,9 +107,17 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
 
     await sleep(SETTLE_MS);
     const idle = await server.memory();
+    // Both eras warmed before either is measured: the gateway's code paths are mostly shared, and
+    // whichever era ran first would otherwise pay for their compilation alone.
+    const auth = { authorization: `Bearer ${token}` };
+    for (const [, options] of ERAS) {
+      const proxied = await open(`${server.url}/mcp`, options, auth);
+      for (let i = 0; i < WARM_UP_CALLS; i++) await time(proxied, "everything_echo", `warm-up ${i}`);
+      await load(() => open(`${server.url}/mcp`, options, auth), "everything_echo", WARM_UP_LOAD_S);
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    }
     const figures: EraFigures[] = [];
     for (const [era, options] of ERAS) {
-      const auth = { authorization: `Bearer ${token}` };
       const direct = await open(upstream.url, options);
       const proxied = await open(`${server.url}/mcp`, options, auth);
       const d: number[] = [];

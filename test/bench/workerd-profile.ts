@@ -4,9 +4,9 @@
  * inspector, over N warm calls with the SDK v2 client (as test/bench/workers.ts calls them), printed
  * as self time per call by function and by package/file, plus inclusive time by function.
  *
- * The topology is topology.ts's, built here with `inspectorPort` (topology.ts has no such option):
- * the api Worker with assets, local Hyperdrive and the call-log Queue, and the proxy Worker with its
- * Durable Object. The bundles are minified (infra/wrangler.jsonc `minify`): V8 reports the mangled
+ * The topology is topology.ts's, with workerd's inspector open (its `inspector` option): the api
+ * Worker with assets, local Hyperdrive and the call-log Queue, and the proxy Worker with its
+ * Durable Objects. The bundles are minified (infra/wrangler.jsonc `minify`): V8 reports the mangled
  * names, so every frame is mapped through the source map written beside the bundle
  * (api/dist/worker/worker.js.map, api/dist/proxy/proxy-worker.js.map) to its original file, line
  * and, where V8's name was mangled, the original name.
@@ -17,28 +17,17 @@
  * PROFILE_OTHERS=1 (a second pass per case profiling workerd's other isolates: Miniflare's entry
  * Worker, the assets router, the queue broker).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { migratePostgresDatabase } from "@loadout/db/open";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Miniflare } from "miniflare";
 import { SourceMapConsumer } from "source-map";
-import { unstable_readConfig } from "wrangler";
 import { addApprovedServer, signUpAccount } from "../src/helpers/account";
 import type { Era } from "../src/helpers/mcp-parity";
 import { startStatelessUpstream } from "../src/helpers/upstreams";
-import {
-  assetsOptions,
-  buildWorkerIfStale,
-  disposeAfterDatabase,
-  proxyScriptPath,
-  root,
-  scratchDatabase,
-  scriptPath,
-  wranglerConfigPath,
-} from "../src/worker/harness";
+import { proxyScriptPath, root, scriptPath, wranglerConfigPath } from "../src/worker/harness";
+import { startWorkersTopology } from "../src/worker/topology";
 import { MARKER, SKILL, skillBody } from "./mcp";
 import { cpuMs } from "./proxy";
 
@@ -51,104 +40,6 @@ const TOP = Number(process.env.PROFILE_TOP ?? 30);
 const OUT = process.env.PROFILE_OUT;
 const OTHERS = process.env.PROFILE_OTHERS === "1";
 const ORIGIN = "http://loadout.test";
-
-// ---- The topology (topology.ts's options, plus the inspector) ----
-
-const wranglerConfig = readFileSync(wranglerConfigPath, "utf8");
-const compatibilityDate = /"compatibility_date"\s*:\s*"([^"]+)"/.exec(wranglerConfig)?.[1] ?? "2026-04-20";
-const compatibilityFlags: string[] = JSON.parse(
-  /"compatibility_flags"\s*:\s*(\[[^\]]*\])/.exec(wranglerConfig)?.[1] ?? '["nodejs_compat"]',
-);
-const callLogQueue =
-  unstable_readConfig({ config: wranglerConfigPath }).queues.producers?.find(
-    (p: { binding: string }) => p.binding === "CALL_LOG",
-  )?.queue ?? "loadout-call-log";
-
-/** The workerd process Miniflare spawned under this one (as topology.ts finds it). */
-function findWorkerd(): number {
-  const ours = new Set([process.pid]);
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (!ours.has(ppid)) continue;
-    ours.add(pid);
-    if (comm === "workerd") found.push(pid);
-  }
-  const pid = found.at(-1);
-  if (pid === undefined) throw new Error("no workerd process under this one");
-  return pid;
-}
-
-async function startTopology(bindings: Record<string, string>) {
-  buildWorkerIfStale();
-  const database = await scratchDatabase("loadout_bench_prof");
-  await migratePostgresDatabase(database.url);
-  const logs: string[] = [];
-  const hyperdrive = new URL(database.url);
-  if (!hyperdrive.password) hyperdrive.password = "unused";
-  const loopback = { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" };
-  const mf = new Miniflare({
-    workers: [
-      {
-        name: "loadout",
-        modules: [{ type: "ESModule", path: scriptPath }],
-        modulesRoot: path.dirname(scriptPath),
-        compatibilityDate,
-        compatibilityFlags,
-        hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
-        bindings: { ...bindings, ...loopback },
-        serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
-        queueProducers: { CALL_LOG: { queueName: callLogQueue } },
-        queueConsumers: {
-          [callLogQueue]: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 3, retryDelay: 1 },
-        },
-        ...assetsOptions(),
-      },
-      {
-        name: "loadout-proxy",
-        modules: true,
-        scriptPath: proxyScriptPath,
-        modulesRoot: path.dirname(proxyScriptPath),
-        compatibilityDate,
-        compatibilityFlags: ["nodejs_compat"],
-        durableObjects: { SESSIONS: "UpstreamSessions" },
-        bindings: loopback,
-        serviceBindings: { LOADOUT_API: { name: "loadout", entrypoint: "ToolsChanged" } },
-      },
-    ],
-    cf: false,
-    // workerd's own inspector (no Miniflare proxy in front): ws://127.0.0.1:<port>/<worker name>.
-    inspectorPort: 0,
-    handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
-      logs.push(`${level}: ${message}`);
-    },
-  });
-  try {
-    await mf.ready;
-  } catch (error) {
-    await disposeAfterDatabase(mf, database.drop);
-    throw error;
-  }
-  const inspector = await mf.getInspectorURL();
-  return {
-    mf,
-    logs,
-    inspectorPort: Number(inspector.port),
-    workerdPid: findWorkerd(),
-    send: (url: string, init?: RequestInit) =>
-      mf.dispatchFetch(url, init as Parameters<Miniflare["dispatchFetch"]>[1]) as unknown as Promise<Response>,
-    stop: () => disposeAfterDatabase(mf, database.drop, database.url),
-  };
-}
 
 // ---- The inspector (Chrome DevTools protocol over `ws`, which ships without types here) ----
 
@@ -422,10 +313,11 @@ function analyse(profile: CpuProfile, calls: number, label: string, top_ = TOP):
 const textOf = (result: unknown) =>
   ((result as { content?: { type: string; text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
 
-const w = await startTopology({
-  LOADOUT_SECRET_KEY: "bench-workers-secret-key-0123456789abcdef",
-  LOADOUT_INSECURE_COOKIES: "1",
-});
+const topology = await startWorkersTopology(
+  { LOADOUT_SECRET_KEY: "bench-workers-secret-key-0123456789abcdef", LOADOUT_INSECURE_COOKIES: "1" },
+  { inspector: true },
+);
+const w = { ...topology, inspectorPort: Number((await topology.mf.getInspectorURL()).port) };
 const upstream = CASES.has("proxied") ? await startStatelessUpstream({ name: "bench-workers-upstream" }) : undefined;
 /** Every isolate workerd runs, by inspector target id (core:user:<worker> for ours). */
 const inspectors = new Map<string, Inspector>();

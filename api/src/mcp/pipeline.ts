@@ -155,11 +155,13 @@ export function mcpPipeline(
     // Where no change feed runs, this request's view of the caches, current once it has polled.
     const polled = instanceDeps.polled;
     const serverDeps = polled ? { ...instanceDeps, hot: instanceDeps.hot.view(polled) } : instanceDeps;
-    const known = polled && secret ? knownBearer(serverDeps.hot, secret) : undefined;
+    // The secret's hash, once: the cached principal, the poll and the memo are keyed by it.
+    const bearerHash = secret && (polled || serverDeps.hot.live) ? bearerKey(secret) : undefined;
+    const known = polled && bearerHash ? knownBearer(serverDeps.hot, bearerHash) : undefined;
     if (polled && known) await pollStamps(c.get("db"), polled, known.userId, known.workspaceIds);
     // Taken before anything is read: a decision is kept only if nothing was heard of since.
     const sequence = serverDeps.hot.live?.sequence;
-    const cacheKey = secret && sequence !== undefined ? bearerKey(secret) : undefined;
+    const cacheKey = sequence !== undefined ? bearerHash : undefined;
 
     // Guards: the Host and Origin, then the token.
     const inputs = readSessionInputs(c, cacheKey ?? "");

@@ -148,10 +148,10 @@ export async function scratchDatabase(prefix: string): Promise<{ url: string; dr
 
 /**
  * Stops a Worker after its database. Miniflare's Hyperdrive proxy pipes workerd's sockets to
- * Postgres without error listeners, so disposing workerd while one of them is open (an idle
- * connection, or a `waitUntil` still writing) resets it into an uncaught ECONNRESET that fails the
- * run. Dropping the database first makes Postgres end those connections, which the proxy passes
- * on as a normal close; then workerd goes.
+ * Postgres without error listeners (patches/miniflare+*.patch adds them), so disposing workerd
+ * while one of them is open (an idle connection, or a `waitUntil` still writing) reset it into an
+ * uncaught ECONNRESET that failed the run. Dropping the database first makes Postgres end those
+ * connections, which the proxy passes on as a normal close; then workerd goes.
  */
 export async function disposeAfterDatabase(
   mf: { dispose(): Promise<void> } | undefined,

@@ -92,6 +92,8 @@ export async function startWorkersTopology(
      * bench's, see bench/pooler.ts) instead of the database itself.
      */
     hyperdriveVia?: (databaseUrl: string) => string;
+    /** Opens workerd's V8 inspector on a free port (bench/workerd-profile.ts): `inspectorPort`. */
+    inspector?: boolean;
     /**
      * Adds a second api Worker ("loadout-2") beside the first: the same script, bindings, Hyperdrive,
      * proxy service binding, assets and call-log producer, but no queue consumer (the first
@@ -156,6 +158,8 @@ export async function startWorkersTopology(
     ],
     // No request.cf data: Miniflare would otherwise download it.
     cf: false,
+    // workerd's own inspector (no Miniflare proxy in front): ws://127.0.0.1:<port>/<worker name>.
+    ...(options.inspector ? { inspectorPort: 0 } : {}),
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
       logs.push(`${level}: ${message}`);
     },

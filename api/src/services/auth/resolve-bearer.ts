@@ -63,11 +63,12 @@ export function cachedBearer(hot: HotCaches, key: string, now: Date): ResolvedBe
 }
 
 /**
- * Whose principal the cache holds for this secret, before it is checked: the user and workspaces
- * whose counters a polling instance reads first (see PolledFreshness). Undefined when none is held.
+ * Whose principal the cache holds for this secret (by its `bearerKey`), before it is checked: the
+ * user and workspaces whose counters a polling instance reads first (see PolledFreshness).
+ * Undefined when none is held.
  */
-export function knownBearer(hot: HotCaches, secret: string): { userId: string; workspaceIds: string[] } | undefined {
-  const cached = hot.bearers.get(bearerKey(secret))?.value as ResolvedBearer | undefined;
+export function knownBearer(hot: HotCaches, key: string): { userId: string; workspaceIds: string[] } | undefined {
+  const cached = hot.bearers.get(key)?.value as ResolvedBearer | undefined;
   return cached && { userId: cached.principal.userId, workspaceIds: cached.workspaces.map((w) => w.id) };
 }
 
