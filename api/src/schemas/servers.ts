@@ -175,9 +175,10 @@ const ItemRef = z.strictObject({
 export const ServerItemSchema = z
   .object({
     kind: ItemKind,
-    key: z.string().openapi({ description: "The upstream's URI, URI template or prompt name." }),
+    key: z.string().openapi({ description: "The upstream's URI, URI template, prompt name or skill's SKILL.md URI." }),
     exposedKey: z.string().openapi({
-      description: "What clients see at /mcp: a prompt's `<slug>_<name>`, a URI under the server's prefix.",
+      description:
+        "What clients see at /mcp: a prompt's `<slug>_<name>`, a URI (a skill's too) under the server's prefix.",
     }),
     name: z.string(),
     title: z.string().nullable(),
@@ -200,7 +201,7 @@ export type ServerItemView = z.infer<typeof ServerItemSchema>;
 
 export const ServerItemsResult = z
   .object({ items: z.array(ServerItemSchema) })
-  .openapi("ServerItems", { description: "A server's resources, resource templates and prompts." });
+  .openapi("ServerItems", { description: "A server's resources, resource templates, prompts and skills." });
 export type ServerItemsView = z.infer<typeof ServerItemsResult>;
 
 export const UpdateServerItemInput = ItemRef.extend({

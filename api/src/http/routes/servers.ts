@@ -194,7 +194,7 @@ const items = defineRoute(
     path: `${base}/{slug}/items`,
     tags,
     summary:
-      "The server's resources, resource templates and prompts as last listed, with each one's settings and pin state",
+      "The server's resources, resource templates, prompts and skills as last listed, with each one's settings and pin state",
     request: { params: ServerParams },
     responses: {
       200: jsonContent(ServerItemsResult, "The items as last listed."),
