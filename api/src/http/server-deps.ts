@@ -48,6 +48,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     definitions: new DefinitionCache(),
     catalogs: new CatalogCache(),
     hot: new HotCaches(deps.freshness ?? null),
+    logger: deps.logger,
     // Without a change feed each MCP request polls its counters instead (Workers).
     ...(deps.freshness ? {} : { polled: new PolledFreshness() }),
   };

@@ -401,3 +401,18 @@ describe("a changed upstream skill", () => {
     }
   });
 });
+
+describe("a skill the server offers that Loadout cannot serve", () => {
+  it("is left out of the server's items, and the operator's log says which and why", async () => {
+    const files: Record<string, string> = { "SKILL.md": skillDoc("sprawl", "More files than a skill may hold.") };
+    for (let i = 0; i < 512; i++) files[`parts/${i}.md`] = `part ${i}\n`;
+    await upstream.setSkill("sprawl", files);
+    const tested = await alice.rest("/v1/workspaces/me/servers/docs/test", { method: "POST" });
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    const items = await alice.rest("/v1/workspaces/me/servers/docs/items");
+    expect((items.body.items as { key: string }[]).map((i) => i.key)).not.toContain("skill://sprawl/SKILL.md");
+    const told = server.logs.find((e) => e.msg === "an upstream's entry was left out of its listing");
+    expect(told).toMatchObject({ level: "warn", kind: "skill", key: "skill://sprawl/SKILL.md" });
+    expect(String(told?.reason)).toMatch(/512/);
+  });
+});

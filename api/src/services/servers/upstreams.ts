@@ -17,6 +17,7 @@ import { toolViewOf } from "../../domain/apps/ui";
 import { upstreamAddressProblem, upstreamUrlProblem } from "../../domain/servers/address-policy";
 import { nameTools, toolDefinitionHash } from "../../domain/servers/tools";
 import { urlSecretValues } from "../../domain/servers/url-secrets";
+import type { Logger } from "../../logger";
 import type { PolledFreshness } from "../cache/freshness";
 import type { HotCaches } from "../cache/hot";
 import type { ProxiedTool } from "../mcp/proxied";
@@ -56,6 +57,8 @@ export interface ServerDeps {
    * Absent where this deployment has no resolver for the guard.
    */
   oauth?: { fetch: typeof fetch; guard: FetchGuard; publicUrl: string | null };
+  /** Where a listing's left-out entries are told (an invalid skill, one over the cap). */
+  logger?: Logger;
 }
 
 /** What the SSRF guard checks for upstreams: https only, public addresses only. */
@@ -235,7 +238,14 @@ export async function refreshTools(
         const tools = await pool.listTools(t, { fresh: options.fresh === true });
         // What it offers besides tools is listed on the same connection; a server that fails to
         // list them keeps its tools (and its items as they were).
-        const items = await listUpstreamItems(pool, t).catch(() => null);
+        const items = await listUpstreamItems(pool, t, undefined, (kind, key, reason) =>
+          deps.logger?.log("warn", "an upstream's entry was left out of its listing", {
+            server: server.id,
+            kind,
+            key: key.slice(0, 300),
+            reason,
+          }),
+        ).catch(() => null);
         return { ...tools, items };
       },
     );
