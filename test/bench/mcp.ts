@@ -88,6 +88,24 @@ export function skillBody(): string {
   return body;
 }
 
+/** Creates the bench's skill through the REST API, with `send` (fetch, or a Worker's dispatch). */
+export async function createBenchSkill(
+  base: string,
+  token: string,
+  send: (url: string, init?: RequestInit) => Promise<Response> = fetch,
+): Promise<void> {
+  const created = await send(`${base}/v1/workspaces/me/skills`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: SKILL,
+      description: "Reviews a change for the bench: use when measuring skills get.",
+      instructions: skillBody(),
+    }),
+  });
+  if (created.status !== 201) throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
+}
+
 export async function signUpAndToken(url: string, email: string, scopes: string[]): Promise<string> {
   const signUp = await fetch(`${url}/v1/auth/signup`, {
     method: "POST",
@@ -137,16 +155,7 @@ export async function benchMcp(
   durationS: number,
 ): Promise<McpFigures> {
   // 1. The skill, through the REST API, then one checked call before any load.
-  const created = await fetch(`${server.url}/v1/workspaces/me/skills`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: SKILL,
-      description: "Reviews a change for the bench: use when measuring skills get.",
-      instructions: skillBody(),
-    }),
-  });
-  if (created.status !== 201) throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
+  await createBenchSkill(server.url, token);
   const text = await callGet(server.url, token);
   if (!text.includes(MARKER) || text.length < 2000)
     throw new Error(`skills get did not return the skill's text: ${text.slice(0, 300)}`);

@@ -28,7 +28,7 @@ import type { Era } from "../src/helpers/mcp-parity";
 import { startStatelessUpstream } from "../src/helpers/upstreams";
 import { proxyScriptPath, root, scriptPath, wranglerConfigPath } from "../src/worker/harness";
 import { startWorkersTopology } from "../src/worker/topology";
-import { MARKER, SKILL, skillBody } from "./mcp";
+import { createBenchSkill, MARKER, SKILL } from "./mcp";
 import { cpuMs } from "./proxy";
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 300);
@@ -399,16 +399,7 @@ try {
   await openInspectors();
   const account = await signUpAccount(ORIGIN, "profile@example.com", "correct horse battery", w.send);
   const token = (await account.token(["mcp", "skills:read", "skills:write"])).secret;
-  const created = await w.send(`${ORIGIN}/v1/workspaces/me/skills`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: SKILL,
-      description: "Reviews a change for the bench: use when measuring skills get.",
-      instructions: skillBody(),
-    }),
-  });
-  if (created.status !== 201) throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
+  await createBenchSkill(ORIGIN, token, w.send);
   if (upstream) await addApprovedServer(account, "bench", upstream.url);
 
   if (CASES.has("prm"))

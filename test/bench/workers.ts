@@ -34,7 +34,7 @@ import type { Era } from "../src/helpers/mcp-parity";
 import { startStatelessUpstream } from "../src/helpers/upstreams";
 import { proxyScriptPath, scriptPath } from "../src/worker/harness";
 import { startWorkersTopology, type WorkersTopology } from "../src/worker/topology";
-import { MARKER, percentile, SKILL, skillBody } from "./mcp";
+import { createBenchSkill, MARKER, percentile, SKILL } from "./mcp";
 import { StatementCounter } from "./pg-statements";
 import { poolerMissing, startPooler } from "./pooler";
 import { cpuMs } from "./proxy";
@@ -229,17 +229,7 @@ async function runTopology(
     }
 
     const token = (await account.token(["mcp", "skills:read", "skills:write"])).secret;
-    const created = await w.send(`${ORIGIN}/v1/workspaces/me/skills`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        name: SKILL,
-        description: "Reviews a change for the bench: use when measuring skills get.",
-        instructions: skillBody(),
-      }),
-    });
-    if (created.status !== 201)
-      throw new Error(`creating ${SKILL} answered ${created.status}: ${await created.text()}`);
+    await createBenchSkill(ORIGIN, token, w.send);
     await addApprovedServer(account, "bench", upstream.url);
     await counter?.calibrate();
 
