@@ -60,7 +60,8 @@ export interface ProxyEnv {
   SESSIONS: SessionsNamespace;
   /**
    * One object per 2025 client session and credentials, carrying its messages between api
-   * isolates (mailbox.ts). Without it a message stays with the isolate it reached.
+   * isolates (mailbox.ts). Without it they are not carried at all: a posted message is dropped and
+   * a take answers null (infra/wrangler.proxy.jsonc binds it).
    */
   MAILBOXES?: MailboxNamespace;
   LOADOUT_API?: ToolsChangedBinding;
