@@ -6,8 +6,8 @@
  * on the SDK's path against 0.5 ms without it, BENCHMARKS.md).
  * Only requests the SDK would accept and answer as one JSON body qualify; anything else (another
  * revision, a progress token, a header that disagrees, a task, an unusual envelope) takes the
- * SDK's path, which also writes every error. The answer has the SDK's exact shape; a test holds
- * the two lanes to the same answers.
+ * SDK's path, which also writes every error. The answer has the SDK's exact shape, as one JSON
+ * body on both eras (see encode.ts); a test holds the two lanes to the same answers.
  *
  * Written by hand because the SDK exposes no entry point below its per-request server.
  */
@@ -25,7 +25,7 @@ export interface PlainCall {
   name: string;
   args: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown>;
-  /** A 2026-07-28 request, or a 2025-era one (answered as the SDK answers those: one SSE event). */
+  /** A 2026-07-28 request, or a 2025-era one (either answered as one JSON body: see encode.ts). */
   era: "modern" | "legacy";
 }
 

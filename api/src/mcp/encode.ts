@@ -85,8 +85,15 @@ export function legacyResultJson(result: ToolResultLike): string {
 }
 
 /**
- * What the SDK's stateless 2025 transport answers a request with: the JSON-RPC answer as one SSE
- * event, and these headers.
+ * What the SDK's stateless 2025 transport answers every request with: the JSON-RPC answer as one
+ * SSE event, and these headers. The pipeline streams so only where something goes before the
+ * answer (see legacy-input.ts). Its own answers are one JSON body on both eras, which is what the
+ * SDK's 2026-07-28 transport picks ("auto") when nothing streams first, and what a 2025 client
+ * must accept too. Reading an event stream costs the client more than a JSON body, and the gateway
+ * writes four more headers and reads its own answer again for the call log: measured on the peers'
+ * setup (server-everything's echo through `/mcp`, the SDK v2 client on its 2025 handshake, 20
+ * clients), the client spent 0.53–0.57 ms of CPU per call on one SSE event and 0.42 ms on one JSON
+ * body, the gateway 0.24–0.28 ms and 0.22 ms.
  */
 export const LEGACY_STREAM_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
@@ -97,28 +104,17 @@ export const LEGACY_STREAM_HEADERS: Readonly<Record<string, string>> = {
 export const legacyEvent = (answerJson: string) => `event: message\ndata: ${answerJson}\n\n`;
 
 /**
- * An answer the pipeline gives in its client's era, framed as the SDK's stateless transports frame
- * it: one JSON body on 2026-07-28, one SSE event for a 2025-era client.
- */
-export function laneReply(call: Pick<PlainCall, "era">, answerJson: string, status = 200): McpReply {
-  return call.era === "modern"
-    ? jsonReply(status, answerJson)
-    : { status, headers: { ...LEGACY_STREAM_HEADERS }, payload: legacyEvent(answerJson) };
-}
-
-/**
  * An upstream's JSON-RPC error relayed as the answer to the client's request: in band (HTTP 200),
  * as the SDK answers a handler's error, except -32021, whose 400 the 2026-07-28 revision requires.
  */
 export function rpcErrorReply(call: Pick<PlainCall, "id" | "era">, error: UpstreamRpcError): McpReply {
-  return laneReply(
-    call,
+  return jsonReply(
+    error.code === -32021 && call.era === "modern" ? 400 : 200,
     JSON.stringify({
       jsonrpc: "2.0",
       id: call.id,
       error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
     }),
-    error.code === -32021 && call.era === "modern" ? 400 : 200,
   );
 }
 

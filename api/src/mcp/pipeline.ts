@@ -30,7 +30,7 @@ import { sessionItems, sessionResourceWatches } from "../services/mcp/session-it
 import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
 import { type PlainCall, plainCall, plainListing } from "./classify";
-import { answerWithResult, laneReply, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
+import { answerWithResult, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
 import { sessionBuiltIns } from "./lazy-tools";
@@ -314,10 +314,9 @@ export function mcpPipeline(
     const apps = client?.era === "modern" ? uiNegotiated(capabilities) : Boolean(client?.apps);
     // A view is served only to a client that negotiated Apps: any other read of one fails closed.
     if (method === "resources/read" && isViewUri(params?.uri) && !apps) {
-      const era = rpcMeta?.["io.modelcontextprotocol/protocolVersion"] ? "modern" : "legacy";
       const id = (body as { id?: string | number }).id ?? null;
-      return laneReply(
-        { era },
+      return jsonReply(
+        200,
         JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message: viewRefusal(params.uri) } }),
       );
     }
@@ -646,7 +645,7 @@ async function runPlain(
     result = errorResult(error, ctx);
   }
   return {
-    reply: laneReply(call, answerWithResult(call.id, resultJson(call, result, SERVER_INFO, shared))),
+    reply: jsonReply(200, answerWithResult(call.id, resultJson(call, result, SERVER_INFO, shared))),
     outcome: outcomeOfToolResult(result),
   };
 }

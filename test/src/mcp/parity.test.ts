@@ -56,13 +56,17 @@ describe("what the pipeline answers itself", () => {
   it("answers every plain call to a tool the session offers, on both eras, and leaves the rest to the SDK", async () => {
     const host = hosts[2] as Host;
     for (const era of ["modern", "legacy"] as Era[]) {
-      const lanes = Object.fromEntries(
+      const answers = Object.fromEntries(
         await Promise.all(
-          PARITY_CASES.map(async (c) => [c.name, (await callCase(fetch, host.server.url, host.token, era, c)).lane]),
+          PARITY_CASES.map(async (c) => [c.name, await callCase(fetch, host.server.url, host.token, era, c)] as const),
         ),
       );
-      for (const name of ["skills get", "skills list in plan mode", "search, for ChatGPT", "an upstream tool"])
+      const lanes = Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, answer.lane]));
+      // Its answers are one JSON body on both eras, where the SDK's 2025 transport streams one event.
+      for (const name of ["skills get", "skills list in plan mode", "search, for ChatGPT", "an upstream tool"]) {
         expect(lanes[name], `${era}: ${name}`).toMatch(/^(fast|warm)$/);
+        expect(answers[name]?.type, `${era}: ${name}`).toBe("application/json");
+      }
       // Refused arguments and tools the session does not offer: the SDK writes those errors.
       for (const name of [
         "skills with arguments its schema refuses",

@@ -401,7 +401,8 @@ describe("the built Worker in workerd", () => {
       expect(seen[0]?.sessionId).toMatch(/^lo1\./);
       const listed = await client.callTool({ name: "skills", arguments: { action: "list" } });
       expect(listed.isError).toBeFalsy();
-      expect(seen.at(-1)).toMatchObject({ lane: "fast", type: "text/event-stream" });
+      // One JSON body, where the SDK's 2025 transport would stream one event (api/src/mcp/encode.ts).
+      expect(seen.at(-1)).toMatchObject({ lane: "fast", type: "application/json" });
     } finally {
       await client.close();
     }
