@@ -3,13 +3,16 @@
  * (a 2025-11-25 session, in its own process) called directly and through Loadout's `/mcp`, warm,
  * with the official SDK v2 client on both sides, once on its default 2025 handshake and once with
  * `versionNegotiation: { mode: 'auto' }` (2026-07-28 with Loadout). Both eras are warmed up first
- * (WARM_UP_CALLS calls and a short load each), then per era: 500 sequential pairs
- * in ABBA blocks after 50 warm-up pairs, then 20 concurrent clients for 10 s each way; the gateway's
- * CPU time per proxied call (/proc/<pid>/stat) and its RSS after the load.
+ * (WARM_UP_CALLS calls and a short load each), then per era: 500 sequential rounds after 50
+ * warm-up rounds, each calling directly, through Loadout and through the floor (a bare Node
+ * forwarder that passes every request on as it came: floor-proxy.ts) in one of six orders, then
+ * 20 concurrent clients for 10 s each way; the gateway's CPU time per proxied call
+ * (/proc/<pid>/stat), the floor's, and Loadout's RSS after the load.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startEverything } from "../src/helpers/upstream";
+import { startFloorProxy } from "./floor-proxy";
 import { percentile, signUpAndToken } from "./mcp";
 import { cpuMs, rest, rssMiB } from "./proxy";
 import { type MemoryFigures, type ServerProcess, startServerProcess } from "./server-process";
@@ -22,9 +25,15 @@ export interface EraFigures {
   proxiedP50: number;
   proxiedP90: number;
   proxiedP99: number;
+  /** Through a bare Node forwarder (floor-proxy.ts, transparent), from the same rounds. */
+  floorP50: number;
+  floorP90: number;
+  floorP99: number;
   directRps: number;
   proxiedRps: number;
+  floorRps: number;
   cpuPerCall: number;
+  floorCpuPerCall: number;
   rssMiB: number;
   /** The breakdown right after the load (the heap after GC: after a full collection). */
   memory: MemoryFigures;
@@ -37,6 +46,15 @@ export interface EverythingFigures {
 }
 
 const PAIRS = Number(process.env.BENCH_EVERYTHING_PAIRS ?? 500);
+/** The orders of direct (0), Loadout (1) and the floor (2) that the sequential rounds take in turn. */
+const ORDERS = [
+  [0, 1, 2],
+  [1, 2, 0],
+  [2, 0, 1],
+  [2, 1, 0],
+  [1, 0, 2],
+  [0, 2, 1],
+];
 const WARM = 50;
 /** Sequential calls, then seconds of the 20-client load, per era before anything is measured. */
 const WARM_UP_CALLS = 200;
@@ -60,6 +78,7 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
   const pid = server.child.pid;
   if (pid === undefined) throw new Error("the server process has no pid");
   const upstream = await startEverything("streamableHttp");
+  const floor = await startFloorProxy(upstream.url, "transparent");
   const clients: Client[] = [];
   try {
     const token = await signUpAndToken(server.url, "bench-everything@example.com", [
@@ -120,20 +139,34 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
     for (const [era, options] of ERAS) {
       const direct = await open(upstream.url, options);
       const proxied = await open(`${server.url}/mcp`, options, auth);
+      const floored = await open(floor.url, options);
       const d: number[] = [];
       const p: number[] = [];
-      // ABBA blocks: neither side always goes first, so a drift in the machine's speed cancels out.
+      const f: number[] = [];
+      const sides = [
+        () => time(direct, "echo", "direct"),
+        () => time(proxied, "everything_echo", "proxied"),
+        () => time(floored, "echo", "floor"),
+      ];
+      // Each round in another of the six orders: no side always goes first, so a drift in the
+      // machine's speed hits all three alike.
       for (let i = 0; i < WARM + PAIRS; i++) {
-        const directFirst = i % 4 === 0 || i % 4 === 3;
-        const first = directFirst ? await time(direct, "echo", `direct ${i}`) : 0;
-        const pm = await time(proxied, "everything_echo", `proxied ${i}`);
-        const dm = directFirst ? first : await time(direct, "echo", `direct ${i}`);
+        const ms = [0, 0, 0];
+        for (const side of ORDERS[i % ORDERS.length] as number[])
+          ms[side] = await (sides[side] as () => Promise<number>)();
         if (i >= WARM) {
-          d.push(dm);
-          p.push(pm);
+          d.push(ms[0] as number);
+          p.push(ms[1] as number);
+          f.push(ms[2] as number);
         }
       }
       const directRps = await load(() => open(upstream.url, options), "echo", DURATION_S);
+      await sleep(SETTLE_MS);
+      const floorCpuBefore = floor.pid === undefined ? 0 : cpuMs(floor.pid);
+      const floorStarted = performance.now();
+      const floorRps = await load(() => open(floor.url, options), "echo", DURATION_S);
+      const floorCalls = floorRps * ((performance.now() - floorStarted) / 1000);
+      const floorCpu = floor.pid === undefined ? Number.NaN : cpuMs(floor.pid) - floorCpuBefore;
       await sleep(SETTLE_MS);
       const cpuBefore = cpuMs(pid);
       const started = performance.now();
@@ -152,9 +185,14 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
         proxiedP50: percentile(p, 0.5),
         proxiedP90: percentile(p, 0.9),
         proxiedP99: percentile(p, 0.99),
+        floorP50: percentile(f, 0.5),
+        floorP90: percentile(f, 0.9),
+        floorP99: percentile(f, 0.99),
         directRps,
         proxiedRps,
+        floorRps,
         cpuPerCall: cpu / calls,
+        floorCpuPerCall: floorCpu / floorCalls,
         rssMiB: rss,
         memory,
       });
@@ -162,6 +200,7 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
     return { idle, eras: figures };
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await floor.stop();
     await upstream.stop();
   }
 }
@@ -207,11 +246,21 @@ export function printEverything(figures: EverythingFigures): void {
       `${label(`added latency p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.proxiedP99 - f.directP99).padStart(6)} ms     ${PEER_FIGURES.p99} ms`,
     );
     console.log(
+      `${label("the floor: a bare Node forwarder adds, p50 / p90 / p99")}${x(f.floorP50 - f.directP50).padStart(6)} ms     -               p90 ${x(f.floorP90 - f.directP90)}, p99 ${x(f.floorP99 - f.directP99)} ms`,
+    );
+    console.log(
+      `${label("Loadout over the floor, p50 / p90 / p99")}${x(f.proxiedP50 - f.floorP50).padStart(6)} ms     -               p90 ${x(f.proxiedP90 - f.floorP90)}, p99 ${x(f.proxiedP99 - f.floorP99)} ms`,
+    );
+    console.log(
       `${label(`throughput, ${CLIENTS} clients (${f.proxiedRps.toFixed(0)} vs ${f.directRps.toFixed(0)} calls/s)`)}${x(f.proxiedRps / f.directRps).padStart(6)} ×      ${PEER_FIGURES.ratio} / ≥ 0.85`,
+    );
+    console.log(
+      `${label(`  the floor's (${f.floorRps.toFixed(0)} calls/s)`)}${x(f.floorRps / f.directRps).padStart(6)} ×`,
     );
     console.log(
       `${label(`gateway CPU per call, ${CLIENTS} clients`)}${x(f.cpuPerCall).padStart(6)} ms     ${PEER_FIGURES.cpu} ms / ≤ 0.3 ms`,
     );
+    console.log(`${label("  the floor's")}${x(f.floorCpuPerCall).padStart(6)} ms`);
     console.log(
       `${label(`gateway RSS after the ${CLIENTS}-client load`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 180 MiB, aiming at 120`,
     );

@@ -9,10 +9,15 @@
  * take twice as long on some days' machines as on others'), so the bench prints Loadout's added
  * latency beside this one's.
  *
+ * `transparent` (the peers' setup, whose upstream keeps 2025 sessions and answers in event
+ * streams): every request is passed on as it came, any method, every header but the hop-by-hop
+ * ones, the body streamed both ways, nothing parsed. That is what a gateway that reads nothing of
+ * MCP costs, the least of all.
+ *
  * Run as a child: prints `{"url": …}` once listening; stops when stdin closes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -20,14 +25,18 @@ import { Agent } from "undici";
 
 export interface FloorProxy {
   url: string;
+  /** The forwarder's process, whose CPU time a bench may read. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 /** Starts the forwarder to `upstream` in a child process (Node with tsx, like the server under test). */
-export async function startFloorProxy(upstream: string): Promise<FloorProxy> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), upstream], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+export async function startFloorProxy(upstream: string, mode: "json" | "transparent" = "json"): Promise<FloorProxy> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(import.meta.url), upstream, mode],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`the floor proxy exited (${code})`)));
@@ -35,6 +44,7 @@ export async function startFloorProxy(upstream: string): Promise<FloorProxy> {
   const { url } = JSON.parse(line) as { url: string };
   return {
     url,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       child.stdin?.end();
@@ -42,6 +52,17 @@ export async function startFloorProxy(upstream: string): Promise<FloorProxy> {
     },
   };
 }
+
+/** Headers of one connection, not of the request (RFC 9110 §7.6.1), which a forwarder does not pass on. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "upgrade",
+  "host",
+  "proxy-connection",
+]);
 
 /** The headers a 2026-07-28 call carries that the upstream reads. */
 const PASSED = ["content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name"];
@@ -74,7 +95,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         },
       );
     });
-  const server = createServer((req, res) => {
+  const forwardJson = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", async () => {
@@ -96,7 +117,47 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         res.writeHead(502, { "content-type": "text/plain" }).end(String(error));
       }
     });
-  });
+  };
+  const forwardAsIs = (req: IncomingMessage, res: ServerResponse) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === "string" && !HOP_BY_HOP.has(name)) headers[name] = value;
+    const hasBody = req.method !== "GET" && req.method !== "HEAD" && req.method !== "DELETE";
+    let abort: ((reason?: Error) => void) | undefined;
+    res.once("close", () => {
+      if (!res.writableFinished) abort?.(new Error("the client went away"));
+    });
+    dispatcher.dispatch(
+      { origin, path: pathname, method: req.method as "POST", headers, body: hasBody ? req : null },
+      {
+        onConnect(cancel) {
+          abort = cancel;
+        },
+        onError(error) {
+          if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(String(error));
+          else res.destroy(error);
+        },
+        onHeaders(status, raw, resume) {
+          const answer: string[] = [];
+          for (let i = 0; i + 1 < raw.length; i += 2) {
+            const name = String(raw[i]).toLowerCase();
+            if (!HOP_BY_HOP.has(name)) answer.push(name, String(raw[i + 1]));
+          }
+          res.writeHead(status, answer);
+          res.flushHeaders();
+          res.on("drain", () => resume());
+          return true;
+        },
+        onData(chunk) {
+          return res.write(chunk);
+        },
+        onComplete() {
+          res.end();
+        },
+      },
+    );
+  };
+  const server = createServer(process.argv[3] === "transparent" ? forwardAsIs : forwardJson);
   server.listen(0, "127.0.0.1", () => {
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`);
   });
