@@ -3,11 +3,11 @@
  * (a 2025-11-25 session, in its own process) called directly and through Loadout's `/mcp`, warm,
  * with the official SDK v2 client on both sides, once on its default 2025 handshake and once with
  * `versionNegotiation: { mode: 'auto' }` (2026-07-28 with Loadout). Both eras are warmed up first
- * (WARM_UP_CALLS calls and a short load each), then per era: 500 sequential rounds after 50
- * warm-up rounds, each calling directly, through Loadout and through the floor (a bare Node
- * forwarder that passes every request on as it came: floor-proxy.ts) in one of six orders, then
- * 20 concurrent clients for 10 s each way; the gateway's CPU time per proxied call
- * (/proc/<pid>/stat), the floor's, and Loadout's RSS after the load.
+ * (WARM_UP_CALLS calls and a short load each). Then 500 sequential rounds after 50 warm-up rounds,
+ * each calling directly, through Loadout and through the floor (a bare Node forwarder that passes
+ * every request on as it came: floor-proxy.ts) on both eras, in orders that change from round to
+ * round; then per era 20 concurrent clients for 10 s each way: the gateway's CPU time per proxied
+ * call (/proc/<pid>/stat), the floor's, and Loadout's RSS after the load.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -46,15 +46,14 @@ export interface EverythingFigures {
 }
 
 const PAIRS = Number(process.env.BENCH_EVERYTHING_PAIRS ?? 500);
-/** The orders of direct (0), Loadout (1) and the floor (2) that the sequential rounds take in turn. */
-const ORDERS = [
-  [0, 1, 2],
-  [1, 2, 0],
-  [2, 0, 1],
-  [2, 1, 0],
-  [1, 0, 2],
-  [0, 2, 1],
-];
+/**
+ * The order of round `i`'s `n` calls: each round starts at another side and every other round runs
+ * backwards, so that over any 2n rounds each side goes first, and last, equally often.
+ */
+function roundOrder(i: number, n: number): number[] {
+  const order = Array.from({ length: n }, (_, k) => (k + Math.floor(i / 2)) % n);
+  return i % 2 === 0 ? order : order.reverse();
+}
 const WARM = 50;
 /** Sequential calls, then seconds of the 20-client load, per era before anything is measured. */
 const WARM_UP_CALLS = 200;
@@ -135,31 +134,34 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
       await load(() => open(`${server.url}/mcp`, options, auth), "everything_echo", WARM_UP_LOAD_S);
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
     }
-    const figures: EraFigures[] = [];
-    for (const [era, options] of ERAS) {
+    // The sequential calls of both eras in one phase: each round calls directly, through Loadout
+    // and through the floor on both eras, in another order each time, so that neither a drift in
+    // the machine's speed nor what ran before (the other era's load) favours a side.
+    const sides: { era: number; series: number[]; call: () => Promise<number> }[] = [];
+    for (const [e, [, options]] of ERAS.entries()) {
       const direct = await open(upstream.url, options);
       const proxied = await open(`${server.url}/mcp`, options, auth);
       const floored = await open(floor.url, options);
-      const d: number[] = [];
-      const p: number[] = [];
-      const f: number[] = [];
-      const sides = [
-        () => time(direct, "echo", "direct"),
-        () => time(proxied, "everything_echo", "proxied"),
-        () => time(floored, "echo", "floor"),
-      ];
-      // Each round in another of the six orders: no side always goes first, so a drift in the
-      // machine's speed hits all three alike.
-      for (let i = 0; i < WARM + PAIRS; i++) {
-        const ms = [0, 0, 0];
-        for (const side of ORDERS[i % ORDERS.length] as number[])
-          ms[side] = await (sides[side] as () => Promise<number>)();
-        if (i >= WARM) {
-          d.push(ms[0] as number);
-          p.push(ms[1] as number);
-          f.push(ms[2] as number);
-        }
+      sides.push(
+        { era: e, series: [], call: () => time(direct, "echo", "direct") },
+        { era: e, series: [], call: () => time(proxied, "everything_echo", "proxied") },
+        { era: e, series: [], call: () => time(floored, "echo", "floor") },
+      );
+    }
+    for (let i = 0; i < WARM + PAIRS; i++)
+      for (const k of roundOrder(i, sides.length)) {
+        const side = sides[k] as (typeof sides)[number];
+        const ms = await side.call();
+        if (i >= WARM) side.series.push(ms);
       }
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    const figures: EraFigures[] = [];
+    for (const [e, [era, options]] of ERAS.entries()) {
+      const [d, p, f] = sides.filter((side) => side.era === e).map((side) => side.series) as [
+        number[],
+        number[],
+        number[],
+      ];
       const directRps = await load(() => open(upstream.url, options), "echo", DURATION_S);
       await sleep(SETTLE_MS);
       const floorCpuBefore = floor.pid === undefined ? 0 : cpuMs(floor.pid);
