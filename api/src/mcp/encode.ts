@@ -90,7 +90,7 @@ export function legacyResultJson(result: ToolResultLike): string {
  * answer (see legacy-input.ts). Its own answers are one JSON body on both eras, which is what the
  * SDK's 2026-07-28 transport picks ("auto") when nothing streams first, and what a 2025 client
  * must accept too. Reading an event stream costs the client more than a JSON body, and the gateway
- * writes four more headers and reads its own answer again for the call log: measured on the peers'
+ * writes three more headers and reads its own answer again for the call log: measured on the peers'
  * setup (server-everything's echo through `/mcp`, the SDK v2 client on its 2025 handshake, 20
  * clients), the client spent 0.53–0.57 ms of CPU per call on one SSE event and 0.42 ms on one JSON
  * body, the gateway 0.24–0.28 ms and 0.22 ms.
