@@ -6,8 +6,11 @@
  * (WARM_UP_CALLS calls and a short load each). Then 500 sequential rounds after 50 warm-up rounds,
  * each calling directly, through Loadout and through the floor (a bare Node forwarder that passes
  * every request on as it came: floor-proxy.ts) on both eras, in orders that change from round to
- * round; then per era 20 concurrent clients for 10 s each way: the gateway's CPU time per proxied
- * call (/proc/<pid>/stat), the floor's, and Loadout's RSS after the load.
+ * round, and through one more loopback hop with no HTTP in it (floor-proxy.ts, tcp): what the hop
+ * costs alone, beside what the floor's Node HTTP costs; then per era 20 concurrent clients for 10 s
+ * each way: the gateway's CPU time per proxied call (/proc/<pid>/stat), the floor's, and Loadout's
+ * RSS after the load. The CPU time per call of the sequential calls is read too: one call at a time
+ * on shared cores costs a process several times what a call under load does.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -29,11 +32,16 @@ export interface EraFigures {
   floorP50: number;
   floorP90: number;
   floorP99: number;
+  /** Through one more loopback hop with nothing parsed (floor-proxy.ts, tcp), from the same rounds. */
+  hopP50: number;
   directRps: number;
   proxiedRps: number;
   floorRps: number;
   cpuPerCall: number;
   floorCpuPerCall: number;
+  /** CPU time per call of the sequential rounds (both eras together), Loadout's and the floor's. */
+  sequentialCpuPerCall: number;
+  floorSequentialCpuPerCall: number;
   rssMiB: number;
   /** The breakdown right after the load (the heap after GC: after a full collection). */
   memory: MemoryFigures;
@@ -78,6 +86,7 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
   if (pid === undefined) throw new Error("the server process has no pid");
   const upstream = await startEverything("streamableHttp");
   const floor = await startFloorProxy(upstream.url, "transparent");
+  const hop = await startFloorProxy(upstream.url, "tcp");
   const clients: Client[] = [];
   try {
     const token = await signUpAndToken(server.url, "bench-everything@example.com", [
@@ -142,22 +151,36 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
       const direct = await open(upstream.url, options);
       const proxied = await open(`${server.url}/mcp`, options, auth);
       const floored = await open(floor.url, options);
+      const hopped = await open(hop.url, options);
       sides.push(
         { era: e, series: [], call: () => time(direct, "echo", "direct") },
         { era: e, series: [], call: () => time(proxied, "everything_echo", "proxied") },
         { era: e, series: [], call: () => time(floored, "echo", "floor") },
+        { era: e, series: [], call: () => time(hopped, "echo", "hop") },
       );
     }
-    for (let i = 0; i < WARM + PAIRS; i++)
+    let sequentialCpu = 0;
+    let floorSequentialCpu = 0;
+    for (let i = 0; i < WARM + PAIRS; i++) {
+      if (i === WARM) {
+        sequentialCpu = -cpuMs(pid);
+        floorSequentialCpu = floor.pid === undefined ? Number.NaN : -cpuMs(floor.pid);
+      }
       for (const k of roundOrder(i, sides.length)) {
         const side = sides[k] as (typeof sides)[number];
         const ms = await side.call();
         if (i >= WARM) side.series.push(ms);
       }
+    }
+    // Both eras' calls, through each: PAIRS a side and era.
+    sequentialCpu = (sequentialCpu + cpuMs(pid)) / (PAIRS * ERAS.length);
+    floorSequentialCpu =
+      (floorSequentialCpu + (floor.pid === undefined ? 0 : cpuMs(floor.pid))) / (PAIRS * ERAS.length);
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
     const figures: EraFigures[] = [];
     for (const [e, [era, options]] of ERAS.entries()) {
-      const [d, p, f] = sides.filter((side) => side.era === e).map((side) => side.series) as [
+      const [d, p, f, h] = sides.filter((side) => side.era === e).map((side) => side.series) as [
+        number[],
         number[],
         number[],
         number[],
@@ -190,11 +213,14 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
         floorP50: percentile(f, 0.5),
         floorP90: percentile(f, 0.9),
         floorP99: percentile(f, 0.99),
+        hopP50: percentile(h, 0.5),
         directRps,
         proxiedRps,
         floorRps,
         cpuPerCall: cpu / calls,
         floorCpuPerCall: floorCpu / floorCalls,
+        sequentialCpuPerCall: sequentialCpu,
+        floorSequentialCpuPerCall: floorSequentialCpu,
         rssMiB: rss,
         memory,
       });
@@ -203,6 +229,7 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
     await floor.stop();
+    await hop.stop();
     await upstream.stop();
   }
 }
@@ -250,6 +277,7 @@ export function printEverything(figures: EverythingFigures): void {
     console.log(
       `${label("the floor: a bare Node forwarder adds, p50 / p90 / p99")}${x(f.floorP50 - f.directP50).padStart(6)} ms     -               p90 ${x(f.floorP90 - f.directP90)}, p99 ${x(f.floorP99 - f.directP99)} ms`,
     );
+    console.log(`${label("  of it, one loopback hop with no HTTP, p50")}${x(f.hopP50 - f.directP50).padStart(6)} ms`);
     console.log(
       `${label("Loadout over the floor, p50 / p90 / p99")}${x(f.proxiedP50 - f.floorP50).padStart(6)} ms     -               p90 ${x(f.proxiedP90 - f.floorP90)}, p99 ${x(f.proxiedP99 - f.floorP99)} ms`,
     );
@@ -263,6 +291,9 @@ export function printEverything(figures: EverythingFigures): void {
       `${label(`gateway CPU per call, ${CLIENTS} clients`)}${x(f.cpuPerCall).padStart(6)} ms     ${PEER_FIGURES.cpu} ms / ≤ 0.3 ms`,
     );
     console.log(`${label("  the floor's")}${x(f.floorCpuPerCall).padStart(6)} ms`);
+    console.log(
+      `${label("  one call at a time (both eras' rounds), Loadout's")}${x(f.sequentialCpuPerCall).padStart(6)} ms     the floor's ${x(f.floorSequentialCpuPerCall)} ms`,
+    );
     console.log(
       `${label(`gateway RSS after the ${CLIENTS}-client load`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 180 MiB, aiming at 120`,
     );

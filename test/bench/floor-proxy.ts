@@ -14,11 +14,15 @@
  * ones, the body streamed both ways, nothing parsed. That is what a gateway that reads nothing of
  * MCP costs, the least of all.
  *
+ * `tcp`: not a gateway at all, one more loopback hop through a process of its own: each connection
+ * is piped byte for byte to the upstream, no HTTP parsed or written. What the extra hop costs
+ * alone, beside what Node's HTTP server and client cost on top of it (the other modes).
+ *
  * Run as a child: prints `{"url": …}` once listening; stops when stdin closes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, createServer as createTcpServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
@@ -31,7 +35,10 @@ export interface FloorProxy {
 }
 
 /** Starts the forwarder to `upstream` in a child process (Node with tsx, like the server under test). */
-export async function startFloorProxy(upstream: string, mode: "json" | "transparent" = "json"): Promise<FloorProxy> {
+export async function startFloorProxy(
+  upstream: string,
+  mode: "json" | "transparent" | "tcp" = "json",
+): Promise<FloorProxy> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", fileURLToPath(import.meta.url), upstream, mode],
@@ -157,9 +164,21 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       },
     );
   };
-  const server = createServer(process.argv[3] === "transparent" ? forwardAsIs : forwardJson);
+  const mode = process.argv[3];
+  const pipeAsIs = createTcpServer((client) => {
+    const server = connect(Number(new URL(upstream).port), "127.0.0.1");
+    client.setNoDelay(true);
+    server.setNoDelay(true);
+    client.pipe(server).on("error", () => client.destroy());
+    server.pipe(client).on("error", () => server.destroy());
+    client.on("error", () => server.destroy());
+    server.on("error", () => client.destroy());
+  });
+  const server = mode === "tcp" ? pipeAsIs : createServer(mode === "transparent" ? forwardAsIs : forwardJson);
   server.listen(0, "127.0.0.1", () => {
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`);
+    // Only the hop keeps the upstream's path: the HTTP modes forward any path to it.
+    const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}${mode === "tcp" ? pathname : "/"}`;
+    process.stdout.write(`${JSON.stringify({ url: at })}\n`);
   });
   createInterface({ input: process.stdin }).on("close", () => {
     server.close();
