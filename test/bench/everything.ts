@@ -7,9 +7,9 @@
  * each calling directly, through Loadout and through the floor (a bare Node forwarder that passes
  * every request on as it came: floor-proxy.ts) on both eras, in orders that change from round to
  * round, and through one more loopback hop with no HTTP in it (floor-proxy.ts, tcp): what the hop
- * costs alone, beside what the floor's Node HTTP costs; then per era 20 concurrent clients for 10 s
- * each way: the gateway's CPU time per proxied call (/proc/<pid>/stat), the floor's, and Loadout's
- * RSS after the load. The CPU time per call of the sequential calls is read too: one call at a time
+ * costs alone, beside what the floor's Node HTTP costs; then 20 concurrent clients for 10 s each
+ * way and era, in two rounds of 5 s that take the eras and the sides in turn: the gateway's CPU
+ * time per proxied call (/proc/<pid>/stat), the floor's, and Loadout's RSS after the loads. The CPU time per call of the sequential calls is read too: one call at a time
  * on shared cores costs a process several times what a call under load does.
  */
 import { performance } from "node:perf_hooks";
@@ -42,8 +42,10 @@ export interface EraFigures {
   /** CPU time per call of the sequential rounds (both eras together), Loadout's and the floor's. */
   sequentialCpuPerCall: number;
   floorSequentialCpuPerCall: number;
+  /** The highest RSS after one of this era's loads, and each of them. */
   rssMiB: number;
-  /** The breakdown right after the load (the heap after GC: after a full collection). */
+  rssEach: number[];
+  /** The breakdown after this era's last load (the heap after GC: after a full collection). */
   memory: MemoryFigures;
 }
 
@@ -68,6 +70,8 @@ const WARM_UP_CALLS = 200;
 const WARM_UP_LOAD_S = 3;
 const CLIENTS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+/** The loads of each era and side are split into this many rounds of DURATION_S / LOAD_ROUNDS. */
+const LOAD_ROUNDS = 2;
 /** Longer than the call log's 250 ms batch interval, so a phase's CPU includes writing its rows. */
 const SETTLE_MS = 500;
 
@@ -177,31 +181,64 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
     floorSequentialCpu =
       (floorSequentialCpu + (floor.pid === undefined ? 0 : cpuMs(floor.pid))) / (PAIRS * ERAS.length);
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    // The loads in rounds too: each round loads direct, the floor and Loadout on both eras, the
+    // eras and the sides in another order each round, so that neither a drift in the machine's
+    // speed nor what ran just before favours one era (loaded one era after the other, the second,
+    // 2026-07-28, spent 0.12 ms more gateway CPU a call in two runs here; loaded in turn by a
+    // probe, neither era did).
+    const totals = ERAS.map(() => ({
+      direct: { calls: 0, ms: 0 },
+      floor: { calls: 0, ms: 0, cpu: 0 },
+      proxied: { calls: 0, ms: 0, cpu: 0 },
+      rss: [] as number[],
+      memory: undefined as MemoryFigures | undefined,
+    }));
+    const loadSide = async (e: number, side: number) => {
+      const options = (ERAS[e] as (typeof ERAS)[number])[1];
+      const total = totals[e] as (typeof totals)[number];
+      const counted = async (make: () => Promise<Client>, name: string, into: { calls: number; ms: number }) => {
+        const started = performance.now();
+        const rps = await load(make, name, DURATION_S / LOAD_ROUNDS);
+        const ms = performance.now() - started;
+        into.calls += rps * (ms / 1000);
+        into.ms += ms;
+      };
+      if (side === 0) await counted(() => open(upstream.url, options), "echo", total.direct);
+      else if (side === 1) {
+        await sleep(SETTLE_MS);
+        const before = floor.pid === undefined ? Number.NaN : cpuMs(floor.pid);
+        await counted(() => open(floor.url, options), "echo", total.floor);
+        total.floor.cpu += (floor.pid === undefined ? Number.NaN : cpuMs(floor.pid)) - before;
+      } else {
+        await sleep(SETTLE_MS);
+        const before = cpuMs(pid);
+        await counted(() => open(`${server.url}/mcp`, options, auth), "everything_echo", total.proxied);
+        total.rss.push(rssMiB(pid));
+        await sleep(SETTLE_MS);
+        total.proxied.cpu += cpuMs(pid) - before;
+        // As after each era's load before the loads took rounds: a full collection with the
+        // breakdown, so that each load but the first starts from a collected heap (docs/memory.md:
+        // what V8's first full collection under load leaves is the start-up transient).
+        total.memory = await server.memory();
+      }
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    };
+    for (let r = 0; r < LOAD_ROUNDS; r++)
+      for (const e of roundOrder(r, ERAS.length)) for (const side of roundOrder(r + e, 3)) await loadSide(e, side);
+    // Direct calls are the same on both eras (server-everything speaks 2025-11-25 only, so the
+    // client negotiating 2026-07-28 falls back), so both eras' direct loads count for each ratio:
+    // measured one era apart, they differed by up to 20 % in one run here.
+    const directRps =
+      totals.reduce((sum, t) => sum + t.direct.calls, 0) / (totals.reduce((sum, t) => sum + t.direct.ms, 0) / 1000);
     const figures: EraFigures[] = [];
-    for (const [e, [era, options]] of ERAS.entries()) {
+    for (const [e, [era]] of ERAS.entries()) {
       const [d, p, f, h] = sides.filter((side) => side.era === e).map((side) => side.series) as [
         number[],
         number[],
         number[],
         number[],
       ];
-      const directRps = await load(() => open(upstream.url, options), "echo", DURATION_S);
-      await sleep(SETTLE_MS);
-      const floorCpuBefore = floor.pid === undefined ? 0 : cpuMs(floor.pid);
-      const floorStarted = performance.now();
-      const floorRps = await load(() => open(floor.url, options), "echo", DURATION_S);
-      const floorCalls = floorRps * ((performance.now() - floorStarted) / 1000);
-      const floorCpu = floor.pid === undefined ? Number.NaN : cpuMs(floor.pid) - floorCpuBefore;
-      await sleep(SETTLE_MS);
-      const cpuBefore = cpuMs(pid);
-      const started = performance.now();
-      const proxiedRps = await load(() => open(`${server.url}/mcp`, options, auth), "everything_echo", DURATION_S);
-      const calls = proxiedRps * ((performance.now() - started) / 1000);
-      const rss = rssMiB(pid);
-      await sleep(SETTLE_MS);
-      const cpu = cpuMs(pid) - cpuBefore;
-      const memory = await server.memory();
-      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+      const total = totals[e] as (typeof totals)[number];
       figures.push({
         era,
         directP50: percentile(d, 0.5),
@@ -215,14 +252,15 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
         floorP99: percentile(f, 0.99),
         hopP50: percentile(h, 0.5),
         directRps,
-        proxiedRps,
-        floorRps,
-        cpuPerCall: cpu / calls,
-        floorCpuPerCall: floorCpu / floorCalls,
+        proxiedRps: total.proxied.calls / (total.proxied.ms / 1000),
+        floorRps: total.floor.calls / (total.floor.ms / 1000),
+        cpuPerCall: total.proxied.cpu / total.proxied.calls,
+        floorCpuPerCall: total.floor.cpu / total.floor.calls,
         sequentialCpuPerCall: sequentialCpu,
         floorSequentialCpuPerCall: floorSequentialCpu,
-        rssMiB: rss,
-        memory,
+        rssMiB: Math.max(...total.rss),
+        rssEach: total.rss,
+        memory: total.memory as MemoryFigures,
       });
     }
     return { idle, eras: figures };
@@ -295,7 +333,7 @@ export function printEverything(figures: EverythingFigures): void {
       `${label("  one call at a time (both eras' rounds), Loadout's")}${x(f.sequentialCpuPerCall).padStart(6)} ms     the floor's ${x(f.floorSequentialCpuPerCall)} ms`,
     );
     console.log(
-      `${label(`gateway RSS after the ${CLIENTS}-client load`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 180 MiB, aiming at 120`,
+      `${label(`gateway RSS after the ${CLIENTS}-client load, highest`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 180 MiB, aiming at 120   each round's: ${f.rssEach.map((v) => v.toFixed(0)).join(", ")} MiB`,
     );
     console.log(`${label("  of which")}${breakdown(f.memory)}`);
   }
