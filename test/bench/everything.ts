@@ -9,8 +9,9 @@
  * round, and through one more loopback hop with no HTTP in it (floor-proxy.ts, tcp): what the hop
  * costs alone, beside what the floor's Node HTTP costs; then 20 concurrent clients for 10 s each
  * way and era, in two rounds of 5 s that take the eras and the sides in turn: the gateway's CPU
- * time per proxied call (/proc/<pid>/stat), the floor's, and Loadout's RSS after the loads. The CPU time per call of the sequential calls is read too: one call at a time
- * on shared cores costs a process several times what a call under load does.
+ * time per proxied call (/proc/<pid>/stat), the floor's, and Loadout's RSS after the loads. The
+ * CPU time per call of the sequential calls is read too: one call at a time on shared cores costs
+ * a process several times what a call under load does.
  */
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

@@ -166,7 +166,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const mode = process.argv[3];
   const pipeAsIs = createTcpServer((client) => {
-    const server = connect(Number(new URL(upstream).port), "127.0.0.1");
+    const server = connect(Number(new URL(upstream).port), new URL(upstream).hostname);
     client.setNoDelay(true);
     server.setNoDelay(true);
     client.pipe(server).on("error", () => client.destroy());
