@@ -57,10 +57,15 @@ describe("pollStamps, on the test database (PGlite, or Postgres with DATABASE_UR
     await pollStamps(db.db, polled, odd, ["ws_b"]);
     expect(queries).toHaveLength(1);
     expect(queries[0]).toContain("$1");
-    // The odd key matches no row (it is not `user:usr_a`): only the workspace's counter was read.
-    const stamp = polled.userStamp(odd);
+    const first = [polled.userStamp(odd), polled.workspaceStamp(["ws_b"])];
+    // The odd key matches no row (it is not `user:usr_a`), and the workspace's row is read through
+    // the parameters: its counter moving is heard, another user's is not.
     await db.db.update(cacheStamps).set({ n: 3 }).where(eq(cacheStamps.key, "user:usr_a"));
     await pollStamps(db.db, polled, odd, ["ws_b"]);
-    expect(polled.userStamp(odd)).toBe(stamp);
+    expect([polled.userStamp(odd), polled.workspaceStamp(["ws_b"])]).toEqual(first);
+    await db.db.update(cacheStamps).set({ n: 6 }).where(eq(cacheStamps.key, "ws:ws_b"));
+    await pollStamps(db.db, polled, odd, ["ws_b"]);
+    expect(polled.workspaceStamp(["ws_b"])).not.toBe(first[1]);
+    expect(polled.userStamp(odd)).toBe(first[0]);
   });
 });
