@@ -47,6 +47,16 @@ describe("a whole answer (the direct call's reading of an upstream's answer)", (
     expect(await answerOf(raw, "text/event-stream", 1)).toEqual({ result: {} });
   });
 
+  it("reads a message after white space, past a priming event's empty data, and no array or scalar", async () => {
+    const answer = JSON.stringify({ jsonrpc: "2.0", id: 4, result: { ok: true } });
+    expect(await answerOf(`\r\n\t ${answer}\n`, "application/json", 4)).toEqual({ result: { ok: true } });
+    expect(await answerOf(`id: a\ndata: \n\nid: b\ndata:  ${answer}\n\n`, "text/event-stream", 4)).toEqual({
+      result: { ok: true },
+    });
+    expect(await answerOf(`[${answer}]`, "application/json", 4)).toBeNull();
+    expect(await answerOf('"{}"', "application/json", 4)).toBeNull();
+  });
+
   it("is null for garbage, another id, or a message that is neither result nor error", async () => {
     expect(await answerOf("not json at all", "application/json", 1)).toBeNull();
     expect(await answerOf(JSON.stringify({ jsonrpc: "2.0", id: 2, result: {} }), "application/json", 1)).toBeNull();

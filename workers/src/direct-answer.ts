@@ -20,6 +20,12 @@ export function messageAnswer(text: string, id: string | number): Answer | null 
 }
 
 function jsonRpcObject(text: string): Record<string, unknown> | null {
+  // Only an object can be a JSON-RPC message. Most servers open their answer's stream with a
+  // priming event whose data is empty (2025-11-25), and a JSON.parse that throws costs more than the
+  // rest of reading the answer: 23 µs of the gateway's 0.29 ms a proxied call (CPU profile of the
+  // peers' load, server-everything's echo).
+  const opens = text.search(/\S/);
+  if (opens === -1 || text.charCodeAt(opens) !== 0x7b) return null;
   let message: unknown;
   try {
     message = JSON.parse(text);
