@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { plainCall } from "./classify";
+import { plainCall, plainLegacyNotification } from "./classify";
 import { answerWithResult, modernResultJson } from "./encode";
 
 const META = {
@@ -116,6 +116,53 @@ describe("plainCall from a 2025-era client", () => {
     ["a batch", [LEGACY_BODY]],
   ])("leaves a body with %s to the SDK", (_, body) => {
     expect(legacy({}, body)).toBeNull();
+  });
+});
+
+describe("plainLegacyNotification", () => {
+  const HEADERS_2025: Record<string, string | undefined> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+  const notification = (
+    headers: Record<string, string | undefined> = {},
+    body: unknown = INITIALIZED,
+    method = "POST",
+  ) => plainLegacyNotification(method, (name) => ({ ...HEADERS_2025, ...headers })[name], body);
+
+  it("takes a 2025-era client's notification after its handshake, with params or without", () => {
+    expect(notification()).toBe(true);
+    expect(notification({ "mcp-session-id": "lo1.x.y", "mcp-protocol-version": "2025-06-18" })).toBe(true);
+    expect(notification({}, { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: {} })).toBe(true);
+  });
+
+  it.each([
+    ["no protocol version header", { "mcp-protocol-version": undefined }],
+    ["an unknown revision", { "mcp-protocol-version": "1999-01-01" }],
+    ["the 2026-07-28 revision", { "mcp-protocol-version": "2026-07-28" }],
+    ["an Mcp-Method header", { "mcp-method": "notifications/initialized" }],
+    ["an Accept without event streams", { accept: "application/json" }],
+    ["another content type", { "content-type": "text/plain" }],
+  ])("leaves one with %s to the SDK", (_, headers) => {
+    expect(notification(headers)).toBe(false);
+  });
+
+  it.each([
+    ["an id (a request)", { ...INITIALIZED, id: 1 }],
+    ["a method that is not a notification", { jsonrpc: "2.0", method: "ping" }],
+    ["params with _meta", { ...INITIALIZED, params: { _meta: {} } }],
+    ["params that are not an object", { ...INITIALIZED, params: [] }],
+    ["another key", { ...INITIALIZED, extra: true }],
+    ["another JSON-RPC version", { ...INITIALIZED, jsonrpc: "1.0" }],
+    ["a batch", [INITIALIZED]],
+  ])("leaves a body with %s to the SDK", (_, body) => {
+    expect(notification({}, body)).toBe(false);
+  });
+
+  it("leaves anything but a POST to the SDK", () => {
+    expect(notification({}, INITIALIZED, "GET")).toBe(false);
   });
 });
 

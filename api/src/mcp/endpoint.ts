@@ -54,7 +54,10 @@ export function registerMcp(
       },
       target,
     });
-    return isWebReply(reply) ? reply : c.body(reply.payload, reply.status as ContentfulStatusCode, reply.headers);
+    if (isWebReply(reply)) return reply;
+    // An empty payload (a 202) as no body: a string body would be given a text/plain type.
+    const status = reply.status as ContentfulStatusCode;
+    return reply.payload === "" ? c.body(null, status, reply.headers) : c.body(reply.payload, status, reply.headers);
   };
   app.all("/mcp", (c) => viaHono(c, { endpointId: null, single: null }));
   app.all("/mcp/e/:endpoint", (c) => viaHono(c, { endpointId: c.req.param("endpoint"), single: null }));

@@ -29,7 +29,7 @@ import { type DecidedSession, decideSession, sessionKey } from "../services/mcp/
 import { sessionItems, sessionResourceWatches } from "../services/mcp/session-items";
 import { type Remembered, SessionMemo } from "../services/mcp/session-memo";
 import { openedTarget, type ServerDeps } from "../services/servers/upstreams";
-import { type PlainCall, plainCall, plainListing } from "./classify";
+import { type PlainCall, plainCall, plainLegacyNotification, plainListing } from "./classify";
 import { answerWithResult, legacyResultJson, resultJson, rpcErrorReply } from "./encode";
 import { contentTypeOf, isWebReply, jsonReply, type McpExchange, type McpReply } from "./exchange";
 import { authenticate, bearerOf, missingToken, originOf, refusedHost, rpcError } from "./guards";
@@ -310,6 +310,14 @@ export function mcpPipeline(
       CHATGPT.test(client?.name ?? "") ||
       CHATGPT.test(c.req.header("user-agent") ?? "");
     if (client) noteClient(c, ctx, client, session, endpoint?.id ?? null);
+    const lane = deps.mcpFastLane !== false;
+    // A 2025-era client's other notifications (`notifications/initialized`, the second request of
+    // its handshake): acknowledged as the SDK's stateless transport acknowledges them, without
+    // building its per-request server, which listens for none of them.
+    if (lane && plainLegacyNotification(c.req.method, (name) => c.req.header(name), body)) {
+      c.set("lane", "fast");
+      return { status: 202, headers: {}, payload: "" };
+    }
     // MCP Apps: negotiated per request on 2026-07-28, in initialize (and so in the session id) on 2025.
     const apps = client?.era === "modern" ? uiNegotiated(capabilities) : Boolean(client?.apps);
     // A view is served only to a client that negotiated Apps: any other read of one fails closed.
@@ -365,7 +373,6 @@ export function mcpPipeline(
     const passInputRequests = client?.era === "modern" && canBeAsked(capabilities, Boolean(single));
     const started = performance.now();
     let response: McpReply | undefined;
-    const lane = deps.mcpFastLane !== false;
 
     // A 2025-era client's call to an upstream tool can be cancelled by a later POST of its session.
     const rpcId = (body as { id?: unknown } | undefined)?.id;

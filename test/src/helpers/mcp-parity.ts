@@ -12,7 +12,9 @@ export type Era = "modern" | "legacy";
 
 export interface ParityCase {
   name: string;
+  /** The tool called; or with `notification`, none: that notification is sent instead of a call. */
   tool: string;
+  notification?: string;
   args?: Record<string, unknown>;
   /** The URL's query (`?mode=plan`). */
   query?: string;
@@ -75,6 +77,15 @@ export const PARITY_CASES: ParityCase[] = [
     args: { text: 42 },
     upstream: true,
   },
+  // Notifications (a 2025-era client's handshake sends one): acknowledged with no body.
+  { name: "notifications/initialized", tool: "", notification: "notifications/initialized" },
+  { name: "notifications/roots/list_changed", tool: "", notification: "notifications/roots/list_changed" },
+  {
+    name: "a notification naming a revision nobody speaks",
+    tool: "",
+    notification: "notifications/initialized",
+    headers: { "mcp-protocol-version": "1999-01-01" },
+  },
 ];
 
 const ENVELOPE = {
@@ -122,25 +133,26 @@ export async function callCase(
   c: ParityCase,
   path = "/mcp",
 ): Promise<ParityAnswer> {
-  const params = {
-    name: c.tool,
-    ...(c.args ? { arguments: c.args } : {}),
-    ...(era === "modern" ? { _meta: ENVELOPE } : {}),
-  };
+  const meta = era === "modern" ? { _meta: ENVELOPE } : {};
+  const params = c.notification ? meta : { name: c.tool, ...(c.args ? { arguments: c.args } : {}), ...meta };
+  const method = c.notification ?? "tools/call";
   const headers: Record<string, string> = {
     authorization: `Bearer ${token}`,
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     ...(era === "modern"
-      ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": c.tool }
+      ? {
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": method,
+          ...(c.notification ? {} : { "mcp-name": c.tool }),
+        }
       : { "mcp-protocol-version": "2025-11-25" }),
     ...c.headers,
   };
-  const res = await send(`${base}${path}${c.query ?? ""}`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: c.id ?? 1, method: "tools/call", params }),
-  });
+  const rpc = c.notification
+    ? { jsonrpc: "2.0", method, ...(era === "modern" ? { params } : {}) }
+    : { jsonrpc: "2.0", id: c.id ?? 1, method, params };
+  const res = await send(`${base}${path}${c.query ?? ""}`, { method: "POST", headers, body: JSON.stringify(rpc) });
   const kept: Record<string, string> = {};
   // The host's own origin (in console links and challenges) differs from host to host; Miniflare's
   // Worker sees its own loopback address, whatever URL it was sent.

@@ -67,6 +67,11 @@ describe("what the pipeline answers itself", () => {
         expect(lanes[name], `${era}: ${name}`).toMatch(/^(fast|warm)$/);
         expect(answers[name]?.type, `${era}: ${name}`).toBe("application/json");
       }
+      // A 2025-era client's notification is acknowledged by the pipeline; a 2026-07-28 one, and one
+      // naming a revision nobody speaks, by the SDK.
+      expect(lanes["notifications/initialized"], era).toBe(era === "legacy" ? "fast" : "sdk");
+      expect(answers["notifications/initialized"]?.status, era).toBe(202);
+      expect(lanes["a notification naming a revision nobody speaks"], era).toBe("sdk");
       // Refused arguments and tools the session does not offer: the SDK writes those errors.
       for (const name of [
         "skills with arguments its schema refuses",
