@@ -36,8 +36,15 @@ export async function startServerProcess(env: Record<string, string>, nodeArgs: 
   const logFd = openSync(logFile, "w");
   const memoryFile = path.join(dataDir, "memory.json");
   const child = await spawnServer({
-    // The probe is the bench's alone: `npm start` runs without it.
-    nodeArgs: ["--expose-gc", "--import", PROBE, ...nodeArgs],
+    // The probe is the bench's alone: `npm start` runs without it. BENCH_SERVER_NODE_ARGS adds
+    // Node flags after npm start's own, for trying one (`--max-semi-space-size=16`: V8's default).
+    nodeArgs: [
+      "--expose-gc",
+      "--import",
+      PROBE,
+      ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean),
+      ...nodeArgs,
+    ],
     env: {
       ...process.env,
       LOADOUT_PORT: String(port),

@@ -5,11 +5,11 @@
  * The Node entry is started as `npm start` starts it, less the console build, which plays no part here.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnServer } from "../../../scripts/server.mjs";
+import { nodeFlags, spawnServer } from "../../../scripts/server.mjs";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-terminal-"));
 const port = String(21_000 + Math.floor(Math.random() * 20_000));
@@ -106,5 +106,22 @@ describe("a local start's terminal", () => {
     expect(await wrong.exited).toBe(1);
     expect(wrong.output()).toContain("LOADOUT_PORT: must be a whole number from 0 to 65535");
     expect(wrong.output()).not.toContain("NaN");
+  });
+});
+
+describe("the server process's flags (docs/memory.md)", () => {
+  it("runs with V8's young generation held to 4 MiB semi-spaces, as npm start starts it", () => {
+    const argv = readFileSync(`/proc/${child?.pid}/cmdline`, "utf8").split("\0");
+    expect(argv).toContain("--max-semi-space-size=4");
+    expect(argv.indexOf("--max-semi-space-size=4")).toBeLessThan(argv.findIndex((a) => a.endsWith("node.mjs")));
+  });
+
+  it("leaves the size to NODE_OPTIONS when it sets one, and puts a caller's flags after its own", () => {
+    expect(nodeFlags({ NODE_OPTIONS: "--max-semi-space-size=16" })).toEqual(["--enable-source-maps"]);
+    expect(nodeFlags({}, ["--max-semi-space-size=8"])).toEqual([
+      "--max-semi-space-size=4",
+      "--max-semi-space-size=8",
+      "--enable-source-maps",
+    ]);
   });
 });
