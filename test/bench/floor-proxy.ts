@@ -77,7 +77,10 @@ const PASSED = ["content-type", "accept", "mcp-protocol-version", "mcp-method", 
 // As the child: forward until stdin closes.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const upstream = process.argv[2] ?? "";
-  const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
+  // A connection idle through another side's load (5 s and more) is not reused: the upstream's
+  // own keep-alive (Node's 5 s) may close it as a call goes out, which a bare forwarder cannot
+  // retry (it streams the body). Seen once: a 502 "other side closed" that ended the bench.
+  const dispatcher = new Agent({ keepAliveTimeout: 2_000, keepAliveMaxTimeout: 2_000 });
   const { origin, pathname } = new URL(upstream);
   const post = (headers: Record<string, string>, body: string) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
