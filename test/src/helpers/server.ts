@@ -23,10 +23,16 @@ export async function startTestServer(
     logQuery?: (query: string) => void;
     clock?: () => Date;
     database?: OpenedDatabase;
+    /**
+     * Postgres's change notifications reach the server this much later, as on a loaded machine:
+     * what a request reads after this instance's own write must not wait for them.
+     */
+    notificationDelayMs?: number;
   } = {},
 ): Promise<TestServer> {
-  const { logQuery, database: shared, ...serverOptions } = options;
-  const database = shared ?? (await createTestDatabase(logQuery ? { logQuery } : {}));
+  const { logQuery, database: shared, notificationDelayMs, ...serverOptions } = options;
+  const opened = shared ?? (await createTestDatabase(logQuery ? { logQuery } : {}));
+  const database = notificationDelayMs ? hearLater(opened, notificationDelayMs) : opened;
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
   const env = parseNodeEnv({
@@ -42,8 +48,19 @@ export async function startTestServer(
     logs: logger.entries,
     async close() {
       await server.close();
-      if (!shared) await database.close();
+      if (!shared) await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The same database, its notifications delivered `ms` later. */
+function hearLater(database: OpenedDatabase, ms: number): OpenedDatabase {
+  const listen = database.listen;
+  if (!listen) return database;
+  return {
+    ...database,
+    listen: (channel, onMessage, onListen) =>
+      listen(channel, (payload) => setTimeout(() => onMessage(payload), ms), onListen),
   };
 }

@@ -36,7 +36,9 @@ const ERAS = [
 
 beforeAll(async () => {
   [server, upstream] = await Promise.all([
-    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }),
+    // Postgres's notifications heard late, as on a loaded machine: a skill withheld by one read is
+    // withheld for the very next request on this instance all the same (seen failing in CI).
+    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }, { notificationDelayMs: 300 }),
     startSkillsUpstream({
       pdf: { "SKILL.md": PDF, "references/forms.md": FORMS },
       "code-review": { "SKILL.md": UPSTREAM_REVIEW },
