@@ -30,9 +30,11 @@ export async function startTestServer(
     notificationDelayMs?: number;
   } = {},
 ): Promise<TestServer> {
-  const { logQuery, database: shared, notificationDelayMs, ...serverOptions } = options;
+  const { logQuery, database: shared, notificationDelayMs: delay, ...serverOptions } = options;
+  // LOADOUT_TEST_NOTIFICATION_DELAY_MS: every test server hears late, to look for reads that wait on it.
+  const notificationDelayMs = delay ?? Number(process.env.LOADOUT_TEST_NOTIFICATION_DELAY_MS ?? 0);
   const opened = shared ?? (await createTestDatabase(logQuery ? { logQuery } : {}));
-  const database = notificationDelayMs ? hearLater(opened, notificationDelayMs) : opened;
+  const database = notificationDelayMs > 0 ? hearLater(opened, notificationDelayMs) : opened;
   const dataDir = mkdtempSync(path.join(tmpdir(), "loadout-test-"));
   const logger = memoryLogger();
   const env = parseNodeEnv({

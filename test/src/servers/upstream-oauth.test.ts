@@ -28,7 +28,12 @@ const SECRET_KEY = "upstream-oauth-test-key-0123456789abcdef";
 
 beforeAll(async () => {
   [server, upstream] = await Promise.all([
-    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY }),
+    // Postgres's notifications heard late, as on a loaded machine: a call right after a refresh
+    // here must take the refreshed connection, not the one cached before it.
+    startTestServer(
+      { LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1", LOADOUT_SECRET_KEY: SECRET_KEY },
+      { notificationDelayMs: 300 },
+    ),
     startOAuthUpstream(),
   ]);
   ada = await signUpAccount(server.url, "ada@oauth.example");

@@ -62,6 +62,15 @@ export class HotCaches {
     return new HotCaches(freshness, this);
   }
 
+  /**
+   * This request just committed a change outside a REST write (those are reported by the request
+   * context): the very next request here must not be served what was cached before it, though
+   * Postgres's notification of it may come later (see Freshness.wroteHere).
+   */
+  wroteHere(): void {
+    this.freshness?.wroteHere();
+  }
+
   /** The freshness to stamp with, or null when nothing changing may be cached now. */
   get live(): Freshness | null {
     return this.freshness?.live ? this.freshness : null;

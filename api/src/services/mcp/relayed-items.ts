@@ -173,8 +173,8 @@ export function servedListing(
 /**
  * Relays a request other than a tool call under the server's item pins: a listing is filtered
  * (and what it showed new is noted for review), a request naming a withheld item is refused before
- * anything is sent. What it writes is read back by the very next request on this instance, as a
- * REST write's is (Freshness.wroteHere): Postgres's notification of it may come later.
+ * anything is sent. What it writes is read back by the very next request on this instance
+ * (HotCaches.wroteHere).
  */
 export async function relayWithItems(
   db: Database,
@@ -212,7 +212,7 @@ export async function relayWithItems(
       if (mismatch) {
         const path = uri.slice(skill.key.lastIndexOf("/") + 1);
         await recordItemProblem(db, skill, `${path} did not match its approved manifest (${mismatch})`);
-        hot.freshness?.wroteHere();
+        hot.wroteHere();
         throw new SkillFileWithheld(mismatch, uri);
       }
     }
@@ -222,7 +222,7 @@ export async function relayWithItems(
   const { result: served, unseen } = servedListing(rows, kind, result, mode);
   if (unseen.length) {
     await noteListedItems(db, server, kind, unseen, rows, now);
-    hot.freshness?.wroteHere();
+    hot.wroteHere();
   }
   return served;
 }

@@ -136,7 +136,11 @@ export function refreshConnection(
   const key = `${row.id}@${row.version}`;
   let pending = refreshing.get(key);
   if (!pending) {
-    pending = refreshNow(db, deps, server, row, actor, reason).finally(() => refreshing.delete(key));
+    pending = refreshNow(db, deps, server, row, actor, reason).finally(() => {
+      refreshing.delete(key);
+      // The next call here takes the refreshed row (or the refusal), not the one cached before it.
+      deps.hot.wroteHere();
+    });
     refreshing.set(key, pending);
   }
   return pending;
@@ -307,6 +311,7 @@ async function markNeedsSignIn(
     await auditConnection(tx, actor, server, row, "server.connection_failed", { reason: "refused", error: why });
     return updated;
   });
+  deps.hot.wroteHere();
   deps.pool?.drop(server.id, row.owner, server.generation);
   return failed ?? { ...row, status: "needs_sign_in", lastError: why };
 }
@@ -326,6 +331,7 @@ async function stepUp(
     .update(upstreamOAuthConnections)
     .set({ stepUpScope: scope, updatedAt: actor.now })
     .where(eq(upstreamOAuthConnections.id, row.id));
+  deps.hot.wroteHere();
   const link = connectLink(deps, server, actor.workspaceParam);
   return {
     refusal: `${server.slug} needs more access for this${wanted ? ` (scope "${wanted}")` : ""}: press "Connect" again on its page in the Loadout console (${link}) to grant it, then call again.`,
