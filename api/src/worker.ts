@@ -5,6 +5,7 @@ import { dohResolver, ProxyClient, type UpstreamTarget, type UpstreamTool } from
 import type { ExecutionContext } from "hono";
 import { createApp, type DatabaseProvider } from "./app";
 import { createPasswordHasher } from "./auth/password";
+import { ChangeFeed, changeFeedClient } from "./entry/change-feed";
 import { assetPasswordDictionary } from "./entry/password-dictionary-asset";
 import { resealAndLog } from "./entry/reseal-logged";
 import { parseWorkerEnv, type WorkerEnv } from "./entry/worker-env";
@@ -14,6 +15,8 @@ import { type QueuedMessage, queueRecorder, RETRY_DELAY_SECONDS, writeQueuedCall
 import { PendingAnswers } from "./services/mcp/pending-answers";
 import { storeAnnouncedItems } from "./services/servers/items";
 import { storeAnnouncedTools } from "./services/servers/upstreams";
+
+export { ChangeFeed };
 
 type App = ReturnType<typeof createApp>;
 type Opened = { app: App; env: WorkerEnv; open: DatabaseProvider["acquire"] };
@@ -56,6 +59,9 @@ function appFor(source: unknown): Opened {
     // MCP calls go to the call-log Queue, written in batches by `queue()` below; without the
     // binding each is written after its answer (the default recorder).
     ...(env.CALL_LOG ? { callRecorder: queueRecorder(env.CALL_LOG, jsonLogger) } : {}),
+    // Postgres's change feed, held by a Durable Object (entry/change-feed.ts): a warm MCP call
+    // takes its counters from it instead of reading them. Without the binding each reads them.
+    ...(env.CHANGES ? { changeFeed: changeFeedClient(env.CHANGES) } : {}),
   });
   cached = { source, app, env, open };
   return cached;

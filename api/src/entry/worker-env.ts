@@ -1,6 +1,7 @@
 import type { ProxyBinding } from "@loadout/workers";
 import { z } from "zod";
 import type { CallQueue } from "../services/mcp/call-queue";
+import type { ChangeFeedNamespace } from "./change-feed";
 import type { AssetsBinding } from "./password-dictionary-asset";
 import { previousSecretKeys } from "./secret-keys-env";
 
@@ -50,6 +51,26 @@ export const WorkerEnv = z
         (value) => typeof (value as { send?: unknown } | null)?.send === "function",
         "CALL_LOG must be a Queue producer binding (queues.producers in infra/wrangler.jsonc)",
       )
+      .optional(),
+    /**
+     * The ChangeFeed Durable Object (`durable_objects` in infra/wrangler.jsonc), which listens on
+     * Postgres for the isolates: warm MCP calls take their counters from it, not from the database.
+     * Without it each MCP request reads its counters from Postgres (one statement).
+     */
+    CHANGES: z
+      .custom<ChangeFeedNamespace>(
+        (value) => typeof (value as { idFromName?: unknown } | null)?.idFromName === "function",
+        "CHANGES must be a Durable Object namespace binding of the ChangeFeed class (infra/wrangler.jsonc)",
+      )
+      .optional(),
+    /**
+     * A direct Postgres URL the ChangeFeed object listens on (Hyperdrive pools transactions and
+     * cannot LISTEN); DATABASE_URL when unset. Without either the object answers nothing and MCP
+     * requests read their counters from Postgres.
+     */
+    LOADOUT_LISTEN_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "LOADOUT_LISTEN_URL must be a postgres:// URL")
       .optional(),
     /** `0` sends every MCP request through the SDK's server, as on Node (a switch for diagnosing a client). */
     LOADOUT_MCP_FAST_LANE: z.enum(["0", "1"]).default("1"),

@@ -5,6 +5,7 @@ import type { PasswordHasher } from "../auth/password";
 import type { PasswordDictionary } from "../domain/accounts/password-strength";
 import type { Logger } from "../logger";
 import type { Freshness } from "../services/cache/freshness";
+import type { ChangeFeedClient } from "../services/cache/stamps";
 import type { Principal } from "../services/context";
 import type { CallRecorder } from "../services/mcp/call-log";
 import type { PendingAnswers } from "../services/mcp/pending-answers";
@@ -71,6 +72,12 @@ export interface AppDeps {
    * the host cannot listen (Workers): every call then reads Postgres.
    */
   freshness?: Freshness;
+  /**
+   * Where no instance can listen (Workers): a change feed held elsewhere (the ChangeFeed Durable
+   * Object), from which MCP requests take their counters instead of reading them from Postgres, and
+   * which every write waits on before it answers. Without it each MCP request reads its counters.
+   */
+  changeFeed?: ChangeFeedClient;
   /** The pipeline answers plain requests itself, without the SDK's per-request server (default true; see mcp/pipeline.ts). */
   mcpFastLane?: boolean;
   /**

@@ -51,5 +51,6 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     logger: deps.logger,
     // Without a change feed each MCP request polls its counters instead (Workers).
     ...(deps.freshness ? {} : { polled: new PolledFreshness() }),
+    ...(deps.changeFeed && !deps.freshness ? { changeFeed: deps.changeFeed } : {}),
   };
 }

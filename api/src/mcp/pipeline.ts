@@ -158,7 +158,8 @@ export function mcpPipeline(
     // The secret's hash, once: the cached principal, the poll and the memo are keyed by it.
     const bearerHash = secret && (polled || serverDeps.hot.live) ? bearerKey(secret) : undefined;
     const known = polled && bearerHash ? knownBearer(serverDeps.hot, bearerHash) : undefined;
-    if (polled && known) await pollStamps(c.get("db"), polled, known.userId, known.workspaceIds);
+    if (polled && known)
+      await pollStamps(c.get("db"), polled, known.userId, known.workspaceIds, instanceDeps.changeFeed);
     // Taken before anything is read: a decision is kept only if nothing was heard of since.
     const sequence = serverDeps.hot.live?.sequence;
     const cacheKey = sequence !== undefined ? bearerHash : undefined;
@@ -198,6 +199,7 @@ export function mcpPipeline(
           polled,
           resolved.principal.userId,
           resolved.workspaces.map((w) => w.id),
+          instanceDeps.changeFeed,
         );
       c.set("principal", resolved.principal);
       if (resolved.after) {
@@ -571,7 +573,9 @@ export function mcpPipeline(
       // The request's database lives as long as its stream (see the request scope's afterAnswer).
       const polledFeed =
         listening && !feed
-          ? await polledChanges((into) => pollStamps(ctx.db, into, scope.userId, scope.workspaceIds))
+          ? await polledChanges((into) =>
+              pollStamps(ctx.db, into, scope.userId, scope.workspaceIds, instanceDeps.changeFeed),
+            )
           : null;
       const listenFeed = feed ?? polledFeed?.feed;
       const serving =

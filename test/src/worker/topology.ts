@@ -1,7 +1,7 @@
 /**
  * The Workers topology as production runs it, in workerd through Miniflare: the built api Worker
- * (api/dist/worker) with its static assets, local Hyperdrive and the call-log Queue (producer and
- * its own consumer), and the proxy Worker (api/dist/proxy) with its UpstreamSessions Durable
+ * (api/dist/worker) with its static assets, local Hyperdrive, the call-log Queue (producer and
+ * its own consumer) and its ChangeFeed Durable Object (listening on the database directly), and the proxy Worker (api/dist/proxy) with its UpstreamSessions Durable
  * Object, bound to each other as in infra/. The pieces come from the shared harness (paths, build,
  * assets, scratch database, shutdown). Used by the journey suite (test/src/journey) and the bench.
  * No test entry in front: what runs is the real script.
@@ -102,6 +102,13 @@ export async function startWorkersTopology(
      * api (LOADOUT_API) still names the first.
      */
     secondApi?: boolean;
+    /**
+     * `false` leaves out the ChangeFeed Durable Object (CHANGES): every MCP request then reads its
+     * counters from Postgres, as a deployment without the binding does.
+     */
+    changeFeed?: boolean;
+    /** Where the ChangeFeed object connects to listen, given the scratch database's URL (default: to it). */
+    listenVia?: (databaseUrl: string) => string;
   } = {},
 ): Promise<WorkersTopology> {
   buildWorkerIfStale();
@@ -121,7 +128,22 @@ export async function startWorkersTopology(
     compatibilityDate,
     compatibilityFlags,
     hyperdrives: { HYPERDRIVE: hyperdrive.toString() },
-    bindings: { ...bindings, ...loopback },
+    bindings: {
+      // The feed listens on the database itself, never through Hyperdrive (as in production).
+      ...(options.changeFeed === false
+        ? {}
+        : { LOADOUT_LISTEN_URL: options.listenVia?.(database.url) ?? database.url }),
+      ...bindings,
+      ...loopback,
+    },
+    ...(options.changeFeed === false
+      ? {}
+      : {
+          // One object for the deployment, defined by the first api Worker and used by both.
+          durableObjects: {
+            CHANGES: name === "loadout" ? "ChangeFeed" : { className: "ChangeFeed", scriptName: "loadout" },
+          },
+        }),
     serviceBindings: { UPSTREAM: { name: "loadout-proxy", entrypoint: "UpstreamProxy" } },
     ...(options.queue === false
       ? {}

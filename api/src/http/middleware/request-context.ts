@@ -59,9 +59,13 @@ export function requestScope(deps: AppDeps, csrfKey: Uint8Array) {
       // Read-your-writes on this instance: a write answered here is seen by the very next request,
       // before Postgres's notification of it arrives. MCP requests are reads but for skill_edit,
       // which the endpoint reports itself.
+      // Where the change feed is held elsewhere (Workers), the answer waits until it has heard the
+      // write, so that the next request on any isolate is served after it (see pollStamps).
       const { method, path } = x.req;
-      if (method !== "GET" && method !== "HEAD" && (!path.startsWith("/mcp") || x.get("wrote")))
+      if (method !== "GET" && method !== "HEAD" && (!path.startsWith("/mcp") || x.get("wrote"))) {
         deps.freshness?.wroteHere();
+        if (deps.changeFeed) await deps.changeFeed.caughtUp().catch(() => false);
+      }
       const ms = Math.round((performance.now() - started) * 100) / 100;
       // Server time, for clients and benchmarks that separate it from the network.
       x.finalHeader("X-Request-Id", requestId);

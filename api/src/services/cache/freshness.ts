@@ -51,6 +51,16 @@ export class Freshness {
   }
 
   /**
+   * The stamp of one counter key (`user:<id>` or `ws:<id>`, as the triggers and stampKeys name
+   * them): what a client of this feed compares call to call (see ChangeFeed, entry/change-feed.ts).
+   */
+  keyStamp(key: string): string {
+    const colon = key.indexOf(":");
+    const id = key.slice(colon + 1);
+    return key.slice(0, colon) === "user" ? this.userStamp(id) : this.workspaceStamp([id]);
+  }
+
+  /**
    * Tells `watcher` of every change this instance hears of from Postgres, committed by any
    * instance: a user's or a workspace's, or `all` when changes may have been missed (a listen
    * that was down). A change this instance wrote is heard like the others', when its
@@ -154,15 +164,19 @@ export class Freshness {
  * request's view (HotCaches.view), never to the instance's own caches, which other requests use.
  */
 export class PolledFreshness extends Freshness {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, number | string>();
 
   constructor() {
     super();
     this.listened();
   }
 
-  /** The counters one request read: `stamps` by key, for every key it asked for (absent: never bumped). */
-  apply(asked: readonly string[], stamps: ReadonlyMap<string, number>): void {
+  /**
+   * The counters one request read: `stamps` by key, for every key it asked for (absent: never
+   * bumped). A counter is compared for equality only: Postgres's (a number) or a change feed's stamp
+   * (a string, see ChangeFeedClient), which never equal each other, so a switch of source is a change.
+   */
+  apply(asked: readonly string[], stamps: ReadonlyMap<string, number | string>): void {
     for (const key of asked) {
       const n = stamps.get(key) ?? 0;
       if (this.seen.get(key) === n) continue;

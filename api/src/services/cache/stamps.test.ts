@@ -2,8 +2,8 @@ import { cacheStamps, type OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PolledFreshness } from "./freshness";
-import { pollStamps, stampLiterals } from "./stamps";
+import { Freshness, PolledFreshness } from "./freshness";
+import { type ChangeFeedClient, pollStamps, stampLiterals } from "./stamps";
 
 describe("stampLiterals", () => {
   it("lists keys made of a stamp key's characters as literals", () => {
@@ -67,5 +67,42 @@ describe("pollStamps, on the test database (PGlite, or Postgres with DATABASE_UR
     await pollStamps(db.db, polled, odd, ["ws_b"]);
     expect(polled.workspaceStamp(["ws_b"])).not.toBe(first[1]);
     expect(polled.userStamp(odd)).toBe(first[0]);
+  });
+
+  it("takes the stamps from a live change feed without a statement, and reads Postgres when it cannot answer", async () => {
+    const feed = new Freshness();
+    feed.listened();
+    const answers: (Record<string, string> | null | Error)[] = [];
+    const client: ChangeFeedClient = {
+      stamps: async (keys) => {
+        const next = answers.shift();
+        if (next instanceof Error) throw next;
+        return next === undefined ? Object.fromEntries(keys.map((k) => [k, `e1.${feed.keyStamp(k)}`])) : next;
+      },
+      caughtUp: async () => true,
+    };
+    const polled = new PolledFreshness();
+    queries.length = 0;
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"], client);
+    const first = [polled.userStamp("usr_a"), polled.workspaceStamp(["ws_b"])];
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"], client);
+    expect(queries).toEqual([]);
+    expect([polled.userStamp("usr_a"), polled.workspaceStamp(["ws_b"])]).toEqual(first);
+    // What the feed hears moves that key's stamp, and only that one.
+    feed.receive("ws:ws_b");
+    await pollStamps(db.db, polled, "usr_a", ["ws_b"], client);
+    expect(polled.userStamp("usr_a")).toBe(first[0]);
+    expect(polled.workspaceStamp(["ws_b"])).not.toBe(first[1]);
+    // Not live (null), failing, or an answer without every key: one statement instead, and a
+    // change of source counts as a change.
+    for (const answer of [null, new Error("object gone"), { "user:usr_a": "e1.1.0" }]) {
+      await pollStamps(db.db, polled, "usr_a", ["ws_b"], client);
+      answers.push(answer);
+      queries.length = 0;
+      const before = polled.userStamp("usr_a");
+      await pollStamps(db.db, polled, "usr_a", ["ws_b"], client);
+      expect(queries).toHaveLength(1);
+      expect(polled.userStamp("usr_a")).not.toBe(before);
+    }
   });
 });

@@ -20,16 +20,40 @@ export function stampLiterals(keys: readonly string[]): string | null {
 }
 
 /**
- * Reads the counters of a user and workspaces (one statement) and applies them to `polled`: after
- * it, what the caches hold for them under `polled` is current as of this read.
+ * A change feed held elsewhere (Workers: the ChangeFeed Durable Object, entry/change-feed.ts, which
+ * listens on Postgres where an isolate cannot): the stamps of counter keys as it has heard them.
+ */
+export interface ChangeFeedClient {
+  /** Each key's stamp, or null when the feed is not live (then Postgres is read instead). */
+  stamps(keys: string[]): Promise<Record<string, string> | null>;
+  /** Resolves true once the feed has heard every change committed before the call; false if it cannot say. */
+  caughtUp(): Promise<boolean>;
+}
+
+/**
+ * Reads the counters of a user and workspaces and applies them to `polled`: after it, what the
+ * caches hold for them under `polled` is current as of this read. From the change feed when one
+ * is live (no database statement: a warm call then reads nothing from Postgres), else in one
+ * statement. A feed answers what it has heard, so a change another isolate committed is seen once
+ * its notification arrives (milliseconds, as on Node); this isolate's own writes, and every write
+ * answered through the REST API, wait for the feed to catch up before they answer (see
+ * request-context.ts), so the next request anywhere sees them.
  */
 export async function pollStamps(
   db: Database,
   polled: PolledFreshness,
   userId: string,
   workspaceIds: readonly string[],
+  feed?: ChangeFeedClient,
 ): Promise<void> {
   const keys = stampKeys(userId, workspaceIds);
+  if (feed) {
+    const heard = await feed.stamps(keys).catch(() => null);
+    if (heard && keys.every((key) => typeof heard[key] === "string")) {
+      polled.apply(keys, new Map(Object.entries(heard)));
+      return;
+    }
+  }
   const literals = stampLiterals(keys);
   const rows = await db
     .select({ key: cacheStamps.key, n: cacheStamps.n })

@@ -20,6 +20,7 @@ import { urlSecretValues } from "../../domain/servers/url-secrets";
 import type { Logger } from "../../logger";
 import type { PolledFreshness } from "../cache/freshness";
 import type { HotCaches } from "../cache/hot";
+import type { ChangeFeedClient } from "../cache/stamps";
 import type { ProxiedTool } from "../mcp/proxied";
 import { lockWorkspace } from "../workspaces/lock";
 import { bumpCatalog } from "./catalog-version";
@@ -51,6 +52,8 @@ export interface ServerDeps {
    * workspaces' counters into, for its view of `hot` (see PolledFreshness).
    */
   polled?: PolledFreshness;
+  /** Where the polled counters come from before Postgres: a change feed held elsewhere (Workers' ChangeFeed). */
+  changeFeed?: ChangeFeedClient;
   /**
    * Loadout as an upstream's OAuth client: the SSRF-guarded fetch and guard for discovery and token
    * requests, and the configured public URL (the console link in a "connect first" answer).
