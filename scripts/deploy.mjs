@@ -248,6 +248,13 @@ async function checkSecret() {
     );
   }
   console.log("LOADOUT_SECRET_KEY is set.");
+  if (!secrets.some((secret) => secret.name === "LOADOUT_LISTEN_URL"))
+    console.log(
+      "LOADOUT_LISTEN_URL is not set: the ChangeFeed object cannot listen, so every MCP call reads its counters\n" +
+        "  from Postgres (one statement). Set it to the database's direct URL (docs/operations.md, \"The change feed\"):\n" +
+        `  npx wrangler secret put LOADOUT_LISTEN_URL --config ${API_CONFIG}`,
+    );
+  else console.log("LOADOUT_LISTEN_URL is set.");
 }
 
 /** JSON a wrangler command printed, from its first brace or bracket on (anything before is chatter). */

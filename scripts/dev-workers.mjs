@@ -56,6 +56,8 @@ const vars = {
   LOADOUT_SECRET_KEY: secretKey,
   LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1",
   LOADOUT_INSECURE_COOKIES: "1",
+  // The ChangeFeed object listens on the database directly, as in production (never through Hyperdrive).
+  LOADOUT_LISTEN_URL: databaseUrl,
 };
 const child = spawn(
   process.execPath,
