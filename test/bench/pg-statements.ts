@@ -10,8 +10,15 @@
  * (PGSTAT_IDLE_INTERVAL; pg_stat_force_next_flush() works for the calling backend only). So `read`
  * first waits until no client backend is connected to the database, and the counters are read over
  * a connection to another database: the counting queries add nothing to what they count.
+ *
+ * The Workers topology's ChangeFeed object stays connected (its LISTEN and its pool, named
+ * FEED_APPLICATION_NAME): its backends are not waited for, and what they run is counted with the
+ * rest when they flush, which is its heartbeat, one statement every 5 s whatever the calls.
  */
 import postgres from "postgres";
+
+/** FEED_APPLICATION_NAME of api/src/entry/change-feed.ts (which only workerd can import). */
+const FEED_APPLICATION_NAME = "loadout-change-feed";
 
 export interface Counters {
   transactions: number;
@@ -41,7 +48,8 @@ export class StatementCounter {
     for (const until = Date.now() + ms; ; ) {
       const [row] = await this.sql<{ backends: number; transactions: string; sessions: string }[]>`
         select (select count(*)::int from pg_stat_activity
-                where datname = ${this.name} and backend_type = 'client backend') as backends,
+                where datname = ${this.name} and backend_type = 'client backend'
+                  and application_name <> ${FEED_APPLICATION_NAME}) as backends,
                xact_commit + xact_rollback as transactions, sessions
         from pg_stat_database where datname = ${this.name}`;
       if (!row) throw new Error(`no database ${this.name}`);

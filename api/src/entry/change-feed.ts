@@ -10,6 +10,15 @@ const RETRY_AFTER_MS = 5_000;
 /** How long a write's answer waits for the feed to hear it; past this it answers anyway. */
 const CATCH_UP_MS = 2_000;
 
+/** The name the object's connections show in pg_stat_activity (unless the URL names them). */
+export const FEED_APPLICATION_NAME = "loadout-change-feed";
+
+function named(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has("application_name")) parsed.searchParams.set("application_name", FEED_APPLICATION_NAME);
+  return parsed.toString();
+}
+
 /** What the object reads of the api Worker's environment. */
 interface FeedEnv {
   /** A direct connection to Postgres that can LISTEN (Hyperdrive pools transactions and cannot). */
@@ -39,7 +48,7 @@ export class ChangeFeed extends DurableObject<FeedEnv> {
     if (this.feed) return this.feed;
     const url = this.env.LOADOUT_LISTEN_URL ?? this.env.DATABASE_URL;
     if (!url || Date.now() - this.failedAt < RETRY_AFTER_MS) return Promise.resolve(null);
-    const database = connectPostgres(url, { max: 1 });
+    const database = connectPostgres(named(url), { max: 1 });
     const feed = startDatabaseFreshness(database, jsonLogger).then((started) => {
       if (!started) {
         this.failedAt = Date.now();
