@@ -251,7 +251,7 @@ async function checkSecret() {
   if (!secrets.some((secret) => secret.name === "LOADOUT_LISTEN_URL"))
     console.log(
       "LOADOUT_LISTEN_URL is not set: the ChangeFeed object cannot listen, so every MCP call reads its counters\n" +
-        "  from Postgres (one statement). Set it to the database's direct URL (docs/operations.md, \"The change feed\"):\n" +
+        '  from Postgres (one statement). Set it to the database\'s direct URL (docs/operations.md, "The change feed"):\n' +
         `  npx wrangler secret put LOADOUT_LISTEN_URL --config ${API_CONFIG}`,
     );
   else console.log("LOADOUT_LISTEN_URL is set.");
