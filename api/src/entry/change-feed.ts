@@ -41,29 +41,36 @@ interface FeedEnv {
  */
 export class ChangeFeed extends DurableObject<FeedEnv> {
   private readonly epoch = crypto.randomUUID().slice(0, 8);
-  private feed: Promise<FreshnessFeed | null> | undefined;
+  /** The live feed once started; null while it starts, or after a failed start. */
+  private feed: FreshnessFeed | null = null;
+  private starting = false;
   private failedAt = 0;
 
-  private started(): Promise<FreshnessFeed | null> {
-    if (this.feed) return this.feed;
+  /**
+   * The feed, or null while there is none yet: a missing one is started in the background, so no
+   * request waits on the object's connection (the database away costs a connect timeout); until it
+   * is live, requests read Postgres's counters.
+   */
+  private started(): FreshnessFeed | null {
+    if (this.feed || this.starting) return this.feed;
     const url = this.env.LOADOUT_LISTEN_URL ?? this.env.DATABASE_URL;
-    if (!url || Date.now() - this.failedAt < RETRY_AFTER_MS) return Promise.resolve(null);
+    if (!url || Date.now() - this.failedAt < RETRY_AFTER_MS) return null;
+    this.starting = true;
     const database = connectPostgres(named(url), { max: 1 });
-    const feed = startDatabaseFreshness(database, jsonLogger).then((started) => {
-      if (!started) {
+    void startDatabaseFreshness(database, jsonLogger).then((started) => {
+      this.starting = false;
+      if (started) this.feed = started;
+      else {
         this.failedAt = Date.now();
-        this.feed = undefined;
         void database.close().catch(() => {});
       }
-      return started;
     });
-    this.feed = feed;
-    return feed;
+    return null;
   }
 
   async stamps(keys: string[]): Promise<Record<string, string> | null> {
     if (!Array.isArray(keys)) return null;
-    const feed = await this.started();
+    const feed = this.started();
     if (!feed?.freshness.live) return null;
     const stamps: Record<string, string> = {};
     for (const key of keys) if (typeof key === "string") stamps[key] = `${this.epoch}.${feed.freshness.keyStamp(key)}`;
@@ -71,7 +78,7 @@ export class ChangeFeed extends DurableObject<FeedEnv> {
   }
 
   async caughtUp(): Promise<boolean> {
-    const feed = await this.started();
+    const feed = this.started();
     if (!feed?.freshness.live) return false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const heard = await Promise.race([
