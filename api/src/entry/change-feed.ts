@@ -55,8 +55,19 @@ export class ChangeFeed extends DurableObject<FeedEnv> {
     if (this.feed || this.starting) return this.feed;
     const url = this.env.LOADOUT_LISTEN_URL ?? this.env.DATABASE_URL;
     if (!url || Date.now() - this.failedAt < RETRY_AFTER_MS) return null;
+    let listenUrl: string;
+    try {
+      listenUrl = named(url);
+    } catch {
+      this.failedAt = Date.now();
+      jsonLogger.log(
+        "error",
+        "the change feed's LOADOUT_LISTEN_URL is not a URL; MCP calls read their counters from Postgres",
+      );
+      return null;
+    }
     this.starting = true;
-    const database = connectPostgres(named(url), { max: 1 });
+    const database = connectPostgres(listenUrl, { max: 1 });
     void startDatabaseFreshness(database, jsonLogger).then((started) => {
       this.starting = false;
       if (started) this.feed = started;

@@ -571,7 +571,7 @@ async function withUsableTarget<T>(
     return await withCredentials(db, deps, server, actorFor(session, server, now), (target) => use(pool, target));
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    await markFailed(db, server, error.message, now);
+    await markFailed(db, deps.hot, server, error.message, now);
     return { refusal: `${server.slug} cannot be used: ${error.message}` };
   }
 }
@@ -644,7 +644,7 @@ export async function forward(
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) return relayed(server, tool.name, options)(error);
     const message = used ? safeMessage(error, used) : error.message.slice(0, 500);
-    await markFailed(db, server, message, options.now);
+    await markFailed(db, deps.hot, server, message, options.now);
     return refusal(`${server.slug} could not be reached (${message}); the call was not sent.`);
   }
 }
@@ -735,7 +735,7 @@ export async function relayRequest(
     if (error instanceof UpstreamFailed) throw new AppError("unavailable", error.message);
     if (!(error instanceof UpstreamUnavailable)) throw error;
     const message = used ? safeMessage(error, used) : error.message.slice(0, 500);
-    await markFailed(db, server, message, options.now);
+    await markFailed(db, deps.hot, server, message, options.now);
     throw new AppError("unavailable", `${server.slug} could not be reached (${message}); nothing was sent.`);
   }
 }

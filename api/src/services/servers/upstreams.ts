@@ -199,7 +199,13 @@ export async function storeTools(
 }
 
 /** Records a failed handshake: the server stays failed until it is edited or tested. */
-export async function markFailed(db: Database, server: ServerRow, message: string, now: Date) {
+export async function markFailed(
+  db: Database,
+  hot: Pick<HotCaches, "wroteHere">,
+  server: ServerRow,
+  message: string,
+  now: Date,
+) {
   await db.transaction(async (tx) => {
     await lockWorkspace(tx, server.workspaceId);
     await tx
@@ -208,6 +214,8 @@ export async function markFailed(db: Database, server: ServerRow, message: strin
       .where(and(eq(mcpServers.id, server.id), eq(mcpServers.generation, server.generation)));
     await bumpCatalog(tx, server.workspaceId);
   });
+  // Read back by the next request here, whatever the notification's delay (HotCaches.wroteHere).
+  hot.wroteHere();
 }
 
 /**
@@ -259,7 +267,7 @@ export async function refreshTools(
   } catch (error) {
     // A secret sealed under a key this deployment no longer has: the server cannot be reached.
     if (error instanceof SecretBoxError) {
-      if (marking) await markFailed(db, server, error.message, now);
+      if (marking) await markFailed(db, deps.hot, server, error.message, now);
       return { stored: null, error: error.message };
     }
     if (!(error instanceof UpstreamUnavailable)) throw error;
@@ -273,12 +281,12 @@ export async function refreshTools(
       const adopted = await adoptOAuth(db, deps, server, target.url, error.challenge, now);
       if ("needsSignIn" in adopted) return { stored: null, error: adopted.needsSignIn, needsSignIn: true };
       if ("unusable" in adopted) {
-        if (marking) await markFailed(db, server, adopted.unusable, now);
+        if (marking) await markFailed(db, deps.hot, server, adopted.unusable, now);
         return { stored: null, error: adopted.unusable };
       }
     }
     const message = target ? safeMessage(error, target) : error.message.slice(0, 500);
-    if (marking) await markFailed(db, server, message, now);
+    if (marking) await markFailed(db, deps.hot, server, message, now);
     return { stored: null, error: message };
   }
 }
