@@ -32,9 +32,18 @@ export interface PostgresOptions {
   connectTimeout?: number;
   /** Seconds a query waits for a free connection before it fails (default ACQUIRE_TIMEOUT_S). */
   acquireTimeout?: number;
+  /** Seconds an idle connection stays open (default: until closed). */
+  idleTimeout?: number;
   /** Tests only: told the text of every query the app runs. */
   logQuery?: (query: string) => void;
 }
+
+/**
+ * A request's connection closes after this many idle seconds, and its next query connects again: a
+ * long event stream (a 2025 client's GET stream, a listen stream) holds no connection between
+ * the statements it makes minutes apart.
+ */
+export const REQUEST_IDLE_S = 5;
 
 /**
  * A connection attempt gives up after this many seconds. postgres.js waits 30 by default, and a
@@ -102,7 +111,7 @@ export function requestScopedPostgres(url: string, options: Omit<PostgresOptions
   const idle: ReturnType<typeof client>[] = [];
   return {
     acquire(): RequestDatabase {
-      const handle = idle.pop() ?? client(url, { ...options, max: 1 });
+      const handle = idle.pop() ?? client(url, { idleTimeout: REQUEST_IDLE_S, ...options, max: 1 });
       return {
         db: handle.db,
         async release() {
@@ -136,6 +145,7 @@ function client(url: string, options: PostgresOptions) {
     fetch_types: false,
     connect_timeout: options.connectTimeout ?? CONNECT_TIMEOUT_S,
     acquire_timeout: options.acquireTimeout ?? ACQUIRE_TIMEOUT_S,
+    ...(options.idleTimeout ? { idle_timeout: options.idleTimeout } : {}),
     backoff: reconnectDelay,
     connection: { application_name: "loadout" },
   });

@@ -90,8 +90,9 @@ function buildServer(era: Era, hooks: Hooks, codec: ReturnType<typeof createRequ
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        // Subscriptions are a 2025 method; 2026-07-28 clients use subscriptions/listen instead.
-        resources: era === "legacy" ? { subscribe: true, listChanged: true } : { listChanged: true },
+        // Resource subscriptions: `resources/subscribe` on 2025, `resourceSubscriptions` of a
+        // `subscriptions/listen` on 2026-07-28 (the SDK's listen router honours them when declared).
+        resources: { subscribe: true, listChanged: true },
         logging: {},
         completions: {},
       },

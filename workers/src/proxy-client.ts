@@ -43,7 +43,9 @@ export interface ProxyBinding {
   /** Cancels the call of this id on the target's object, if it is still running. */
   cancel(target: UpstreamTarget, callId: string): Promise<void>;
   /** Watches one of the target's resources in its object: a stream of updates (see watch-stream.ts). */
-  watchResource(target: UpstreamTarget, uri: string): Promise<ReadableStream<Uint8Array>>;
+  watchResource(target: UpstreamTarget, uri: string, watchId: string): Promise<ReadableStream<Uint8Array>>;
+  /** Stops the watch of this id in the target's object (its stream's cancel may not reach it). */
+  unwatch(target: UpstreamTarget, watchId: string): Promise<void>;
   /** Posts a message for a running call of this owner's, wherever it runs (mailbox.ts). */
   post(owner: string, key: string, message: unknown): Promise<void>;
   /** The message posted for `key` of this owner's, once it is; null after `ms` without one. */
@@ -129,7 +131,14 @@ export class ProxyClient implements UpstreamProxy {
    * updates come back on a stream this request reads (a callback could not be called back later).
    */
   async watchResource(target: UpstreamTarget, uri: string, onUpdated: ResourceUpdated): Promise<() => void> {
-    return readWatch(await this.binding.watchResource(target, uri), onUpdated);
+    const id = crypto.randomUUID();
+    const stop = await readWatch(await this.binding.watchResource(target, uri, id), onUpdated);
+    return () => {
+      stop();
+      this.binding.unwatch(target, id).catch(() => {
+        // The object is gone, and its watches with it.
+      });
+    };
   }
 
   /**

@@ -24,9 +24,11 @@ export interface AddressPolicy {
 }
 
 /** One Durable Object as its stub shows it: the entrypoint's methods, addressed to this object alone. */
-type SessionsStub = Omit<ProxyBinding, "drop" | "cancel" | "post" | "take"> & {
+type SessionsStub = Omit<ProxyBinding, "drop" | "cancel" | "post" | "take" | "watchResource" | "unwatch"> & {
   drop(): Promise<void>;
   cancel(callId: string): Promise<void>;
+  watchResource(target: UpstreamTarget, uri: string, watchId?: string): Promise<ReadableStream<Uint8Array>>;
+  unwatch(watchId: string): Promise<void>;
   openSessions(): Promise<number>;
 };
 
@@ -121,6 +123,8 @@ export function proxyWorker(policy: AddressPolicy) {
     private readonly running = new RunningCalls();
     /** Resource watches open on this object's sessions: they keep it from closing them as idle. */
     private watching = 0;
+    /** How to stop each watch that was given an id (see unwatch). */
+    private readonly watches = new Map<string, () => void>();
     private lastUsed = 0;
     private armed = false;
 
@@ -213,17 +217,30 @@ export function proxyWorker(policy: AddressPolicy) {
       return wired(() => this.pool.capabilities(checkedTarget(target)));
     }
 
-    /** A resource subscription held while the returned stream is read (see watch-stream.ts). */
-    async watchResource(target: UpstreamTarget, uri: string): Promise<ReadableStream<Uint8Array>> {
+    /**
+     * A resource subscription held while the returned stream is read (see watch-stream.ts), or
+     * until `unwatch` names its id: a reader's cancel does not always reach the object across RPC
+     * (local workerd never passes it on), and a subscription the client let go must not be held.
+     */
+    async watchResource(target: UpstreamTarget, uri: string, watchId?: string): Promise<ReadableStream<Uint8Array>> {
       this.used();
       this.watching++;
+      const id = typeof watchId === "string" ? watchId : undefined;
       return watchStream(
         (onUpdated) => this.pool.watchResource(checkedTarget(target), String(uri), onUpdated),
         () => {
           this.watching--;
+          if (id) this.watches.delete(id);
           this.used();
         },
+        (stop) => {
+          if (id) this.watches.set(id, stop);
+        },
       );
+    }
+
+    async unwatch(watchId: string): Promise<void> {
+      this.watches.get(String(watchId))?.();
     }
 
     async drop(): Promise<void> {
@@ -286,8 +303,12 @@ export function proxyWorker(policy: AddressPolicy) {
       return this.objectOf(target).cancel(callId);
     }
 
-    watchResource(target: UpstreamTarget, uri: string) {
-      return this.objectOf(target).watchResource(target, uri);
+    watchResource(target: UpstreamTarget, uri: string, watchId?: string) {
+      return this.objectOf(target).watchResource(target, uri, watchId);
+    }
+
+    unwatch(target: UpstreamTarget, watchId: string) {
+      return this.objectOf(target).unwatch(watchId);
     }
 
     openSessions(serverId: string, generation: number, identity: string) {

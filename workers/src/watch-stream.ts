@@ -11,6 +11,8 @@ import { fromWire, toWire, type WireError } from "./wire";
 export function watchStream(
   start: (onUpdated: ResourceUpdated) => Promise<() => void>,
   ended: () => void = () => {},
+  /** Told how to stop the watch from outside (an `unwatch` RPC, see proxy-worker.ts). */
+  stoppable: (stop: () => void) => void = () => {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let stop: (() => void) | undefined;
@@ -21,6 +23,7 @@ export function watchStream(
     stop?.();
     ended();
   };
+  stoppable(finish);
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       const line = (value: unknown) => controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));

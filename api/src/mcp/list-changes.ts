@@ -19,7 +19,9 @@ export interface ChangeScope {
 
 export const concerns = (scope: ChangeScope, change: FeedChange): boolean =>
   change === "all" ||
-  ("userId" in change ? change.userId === scope.userId : scope.workspaceIds.includes(change.workspaceId));
+  ("userId" in change
+    ? change.userId === scope.userId
+    : "workspaceId" in change && scope.workspaceIds.includes(change.workspaceId));
 
 /**
  * The event bus of one `subscriptions/listen` stream (2026-07-28), for the SDK's listen router

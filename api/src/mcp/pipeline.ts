@@ -7,10 +7,12 @@ import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError, jsonRpcErrorBody } from "../errors";
 import { bearerKey, knownBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import type { Freshness } from "../services/cache/freshness";
 import { pollStamps } from "../services/cache/stamps";
 import type { ActionContext, Principal } from "../services/context";
 import { kindsFittedOut } from "../services/devices/fitting";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
+import { subscriptionKey } from "../services/mcp/legacy-subscriptions";
 import { PendingAnswers } from "../services/mcp/pending-answers";
 import {
   findProxiedTool,
@@ -42,7 +44,9 @@ import {
   legacyRequestParams,
   MAX_INPUT_ROUNDS,
 } from "./legacy-input";
+import { legacyListenStream } from "./legacy-listen";
 import { legacySessions } from "./legacy-session";
+import { legacySubscription, subscriptionUpdates } from "./legacy-subscribe";
 import { bothSources, listChanges, polledChanges } from "./list-changes";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
@@ -114,6 +118,10 @@ export function mcpPipeline(
   // where it does not (Workers), a listen stream polls its own counters (see polledChanges).
   const feed = instanceDeps.hot.freshness;
   const listenable = Boolean(feed) || Boolean(instanceDeps.polled);
+  // A 2025-era client opens its GET stream unasked, right after its handshake. On Workers it is
+  // served where the ChangeFeed object answers the stream's counters: polling Postgres instead
+  // would hold a database connection for every connected client.
+  const legacyListenable = Boolean(feed) || Boolean(instanceDeps.polled && instanceDeps.changeFeed);
 
   /**
    * Keeps an upstream tool a plain call looked up now, for the session's next calls, with the pool's
@@ -269,6 +277,46 @@ export function mcpPipeline(
       await Promise.all(answers.map((answer) => pending.deliver(owner, answer)));
       return { status: 202, headers: {}, payload: "" };
     }
+    // A 2025-era client's standalone stream (its GET with the session id Loadout gave it): its
+    // lists' changes, from the feed a 2026-07-28 listen stream hears (see legacy-listen.ts).
+    if (
+      c.req.method === "GET" &&
+      sessionId &&
+      legacyListenable &&
+      c.req.header("accept")?.includes("text/event-stream")
+    ) {
+      const legacy = sessions.decode(sessionId);
+      if (legacy) {
+        const scope = { userId: principal.userId, workspaceIds: decided.session.workspaces.map((w) => w.id) };
+        const key = subscriptionKey(ownerOf(sessionId, principal));
+        const polledFeed = feed
+          ? null
+          : await polledChanges((into) =>
+              pollStamps(ctx.db, into, scope.userId, scope.workspaceIds, instanceDeps.changeFeed, [`sub:${key}`]),
+            );
+        const listenFeed = (feed ?? polledFeed?.feed) as Freshness;
+        const updates = serverDeps.pool?.watchResource
+          ? subscriptionUpdates(
+              {
+                db: ctx.db,
+                session: decided.session,
+                deps: serverDeps,
+                single: decided.single,
+                apps: Boolean(legacy.apps),
+                now,
+                onFailed: (error) =>
+                  ctx.logger?.log("warn", "resource subscription failed", { requestId, error: describeError(error) }),
+              },
+              key,
+              listenFeed,
+              resourceUpdated,
+            )
+          : null;
+        return legacyListenStream(
+          listChanges(listenFeed, scope, undefined, bothSources(updates, polledFeed?.source ?? null)),
+        );
+      }
+    }
     // A 2025-era client's cancellation of a call: reaches the call wherever it runs, which gives
     // up on its upstream request (notifications/cancelled upstream on a 2025 session).
     if (sessionId && method === "notifications/cancelled" && !rpcMeta?.["io.modelcontextprotocol/protocolVersion"]) {
@@ -328,6 +376,31 @@ export function mcpPipeline(
       return jsonReply(
         200,
         JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message: viewRefusal(params.uri) } }),
+      );
+    }
+
+    // A 2025-era client's resources/subscribe and unsubscribe: kept for its session, whose GET
+    // stream carries the updates (see legacy-subscribe.ts).
+    if (
+      (method === "resources/subscribe" || method === "resources/unsubscribe") &&
+      client?.era === "legacy" &&
+      sessionId &&
+      legacyListenable &&
+      serverDeps.pool?.watchResource
+    ) {
+      const id = (body as { id?: string | number }).id ?? null;
+      return legacySubscription(
+        {
+          db: ctx.db,
+          session,
+          deps: serverDeps,
+          single,
+          apps,
+          now,
+          onFailed: () => {},
+        },
+        subscriptionKey(ownerOf(sessionId, principal)),
+        { id, method, uri: params?.uri },
       );
     }
 
@@ -453,15 +526,20 @@ export function mcpPipeline(
       const report = (outcome: ToolOutcome) => {
         toolOutcome = outcome;
       };
-      const listChanged = listenable && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
+      // Told on a 2026-07-28 listen stream, or a 2025 client's GET stream (see legacy-listen.ts).
+      // Resource subscriptions are held by a listen stream only.
+      const listens = listenable && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
+      const listChanged = listens || (legacyListenable && client?.era === "legacy");
       const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
       // A listing needs none; a call's log messages need logging declared.
       const declared =
         singleRow && method !== "tools/list"
           ? await upstreamCapabilities(ctx.db, session, serverDeps, singleRow, now)
           : {};
+      // A 2025 client's are kept for its session and told on its GET stream (see legacy-subscribe.ts).
+      const subscribes = listens || (legacyListenable && client?.era === "legacy");
       const resourceSubscriptions =
-        listChanged &&
+        subscribes &&
         Boolean(serverDeps.pool?.watchResource) &&
         (declared.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
       const relay: RelayOptions | undefined = single
@@ -543,7 +621,7 @@ export function mcpPipeline(
           listChanged,
           onInternal: (error) =>
             ctx.logger?.log("error", "MCP request failed", { requestId, error: describeError(error) }),
-          resourceSubscriptions: listChanged && Boolean(serverDeps.pool?.watchResource),
+          resourceSubscriptions: subscribes && Boolean(serverDeps.pool?.watchResource),
           report,
           ...(cancellable ? { giveUpWhen: (signal: AbortSignal) => withCancel(signal, cancellable) } : {}),
         },
@@ -553,7 +631,7 @@ export function mcpPipeline(
       // Its resource subscriptions (a single-server URL's, or /mcp's namespaced ones): those the
       // session may read are watched upstream while the stream is open, and only those are
       // acknowledged.
-      const listening = method === "subscriptions/listen" && listChanged;
+      const listening = method === "subscriptions/listen" && listens;
       let served = body;
       let watches: ResourceWatches | null = null;
       const asked = listening ? askedSubscriptions(params) : null;

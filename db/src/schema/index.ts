@@ -5,6 +5,7 @@ export * from "./device-syncs";
 export * from "./instance-settings";
 export * from "./mcp-clients";
 export * from "./mcp-endpoints";
+export * from "./mcp-resource-subscriptions";
 export * from "./mcp-server-items";
 export * from "./mcp-server-tools";
 export * from "./mcp-servers";

@@ -2,9 +2,10 @@
  * `subscriptions/listen` (2026-07-28) at /mcp and /mcp/s: a client that listens hears
  * list_changed when its user's items change (a skill saved in the console, a server's pins
  * approved), through the change feed, and nothing of another tenant's changes. A 2025-era
- * client, which would need the GET stream a stateless endpoint does not keep, is told there are
- * no list changes to hear.
+ * client hears the same on the GET stream it opens after its handshake (legacy-listen.ts).
  */
+import type { OpenedDatabase } from "@loadout/db";
+import { createTestDatabase } from "@loadout/db/testing";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
@@ -12,18 +13,25 @@ import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
 
+let database: OpenedDatabase;
 let server: TestServer;
 let upstream: StatelessUpstream;
 let alice: Account;
 let bob: Account;
 let secret: string;
 
+/** The deployment's settings: both instances sign session ids with the same key. */
+const INSTANCE = {
+  LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1",
+  LOADOUT_SECRET_KEY: "list-changed-secret-key-0123456789abcdef",
+};
 const MODERN = { versionNegotiation: { mode: "auto" as const } };
 const LISTS = ["tools", "prompts", "resources"] as const;
 
 beforeAll(async () => {
+  database = await createTestDatabase();
   [server, upstream] = await Promise.all([
-    startTestServer({ LOADOUT_ALLOW_LOOPBACK_UPSTREAMS: "1" }),
+    startTestServer(INSTANCE, { database }),
     startStatelessUpstream({ items: true }),
   ]);
   alice = await signUpAccount(server.url, "listen-alice@example.com");
@@ -34,6 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([server?.close(), upstream?.stop()]);
+  await database?.close();
 });
 
 /** A client on `path` that records the list_changed notifications it hears. */
@@ -130,14 +139,155 @@ describe("subscriptions/listen at /mcp", () => {
       await client.close();
     }
   });
+});
 
-  it("declares no list changes to a 2025-era client, which has no stream to hear them on", async () => {
-    const { client } = await connect("/mcp", {});
+describe("a 2025-era client's GET stream", () => {
+  it("tells it that its lists changed when its user saves a skill, and nothing of another tenant's changes", async () => {
+    const { client, heard } = await connect("/mcp", {});
     try {
-      expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+      expect(client.getProtocolEra()).toBe("legacy");
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.tools?.listChanged).toBe(true);
+      expect(capabilities?.resources?.listChanged).toBe(true);
+      // Its resource subscriptions are kept for its session (below).
+      expect(capabilities?.resources?.subscribe).toBe(true);
+      // The SDK's client opens the stream right after its handshake.
+      await sleep(500);
+      expect((await skill(bob, "bobs-while-legacy")).status).toBe(201);
+      await sleep(1_000);
+      expect(heard).toEqual([]);
+      expect((await skill(alice, "heard-by-legacy")).status).toBe(201);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("tools");
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("resources");
+      await sleep(500);
+      expect(heard.filter((l) => l === "tools")).toHaveLength(1);
     } finally {
       await client.close();
     }
+  });
+
+  it("tells it at /mcp/s when a pin of the upstream's changes what it may see", async () => {
+    const { client, heard } = await connect("/mcp/s/me/memo", {});
+    try {
+      expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
+      await sleep(500);
+      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "greet", enabled: false },
+      });
+      expect(switched.status).toBe(200);
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
+      expect((await client.listPrompts()).prompts).toEqual([]);
+      await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "greet", enabled: true },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps its resources/subscribe at /mcp/s and tells the upstream's updates on the stream, until it unsubscribes", async () => {
+    const { client } = await connect("/mcp/s/me/memo", {});
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      await sleep(300);
+      const before = upstream.listeners();
+      expect(await client.subscribeResource({ uri: "memo://notes/5" })).toEqual({});
+      // Not the session's to read (neither listed nor a template's): refused, and nothing is held.
+      await expect(client.subscribeResource({ uri: "memo://elsewhere" })).rejects.toThrow(/cannot be subscribed to/);
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBe(before + 1);
+      upstream.updateResource("memo://notes/5");
+      upstream.updateResource("memo://notes/6");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["memo://notes/5"]);
+      expect(await client.unsubscribeResource({ uri: "memo://notes/5" })).toEqual({});
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBe(before);
+      upstream.updateResource("memo://notes/5");
+      await sleep(500);
+      expect(updated).toEqual(["memo://notes/5"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps a subscription for its session, told on a stream opened later on another instance", async () => {
+    const other = await startTestServer(INSTANCE, { database });
+    const { client } = await connect("/mcp", {});
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      await client.subscribeResource({ uri: "loadout://servers/memo/memo://notes/9" });
+      // The same session's stream, opened with the same credentials on the other instance.
+      const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";
+      const stream = await fetch(`${other.url}/mcp`, {
+        headers: { accept: "text/event-stream", authorization: `Bearer ${secret}`, "mcp-session-id": sessionId },
+      });
+      expect(stream.status).toBe(200);
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      const heard = (async () => {
+        while (!text.includes("notifications/resources/updated")) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += decoder.decode(value, { stream: true });
+        }
+      })();
+      await expect.poll(() => upstream.listeners(), { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
+      await sleep(300);
+      upstream.updateResource("memo://notes/9");
+      await Promise.race([heard, sleep(5_000)]);
+      expect(text).toContain('"uri":"loadout://servers/memo/memo://notes/9"');
+      await reader.cancel();
+      await client.unsubscribeResource({ uri: "loadout://servers/memo/memo://notes/9" });
+    } finally {
+      await client.close();
+      await other.close();
+    }
+  });
+
+  it("is opened only with a session id Loadout gave and the token's own rights", async () => {
+    const initialize = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    });
+    const id = initialize.headers.get("mcp-session-id") ?? "";
+    await initialize.body?.cancel();
+    expect(id).toMatch(/^lo1\./);
+    const open = (headers: Record<string, string>) =>
+      fetch(`${server.url}/mcp`, { headers: { accept: "text/event-stream", ...headers } });
+    const opened = await open({ authorization: `Bearer ${secret}`, "mcp-session-id": id });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("content-type")).toBe("text/event-stream");
+    await opened.body?.cancel();
+    // No token: refused before anything else.
+    const anonymous = await open({ "mcp-session-id": id });
+    expect(anonymous.status).toBe(401);
+    await anonymous.body?.cancel();
+    // An id that is not Loadout's (altered): no stream, as without one.
+    const altered = await open({ authorization: `Bearer ${secret}`, "mcp-session-id": `${id.slice(0, -1)}0` });
+    expect(altered.status).toBe(405);
+    await altered.body?.cancel();
+    const none = await open({ authorization: `Bearer ${secret}` });
+    expect(none.status).toBe(405);
+    await none.body?.cancel();
   });
 });
 

@@ -312,4 +312,54 @@ describe("resource subscriptions through the proxy Worker's object", () => {
       await memo.stop();
     }
   });
+
+  it("keeps a 2025-era client's resources/subscribe for its session and tells the updates and list changes on its GET stream", async () => {
+    const memo = await startStatelessUpstream({ items: true });
+    const { owner, bearer } = await newAccount("legacy-subscribe@worker.example");
+    await addApprovedServer(owner, "memo", memo.url);
+    // The SDK's default 2025 handshake: it opens its GET stream right after.
+    const client = new Client({ name: "proxy-legacy-watch", version: "1.0.0" });
+    const updated: string[] = [];
+    const heard: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      updated.push(notification.params.uri);
+    });
+    client.setNotificationHandler("notifications/prompts/list_changed", () => {
+      heard.push("prompts");
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp/s/me/memo`), {
+        requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+        fetch: (url, init) => topology.send(String(url), init ?? {}),
+      }),
+    );
+    try {
+      expect(client.getProtocolEra()).toBe("legacy");
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.resources?.subscribe).toBe(true);
+      expect(capabilities?.prompts?.listChanged).toBe(true);
+      expect((await client.listResources()).resources.map((r) => r.uri)).toContain("memo://notes");
+      await new Promise((r) => setTimeout(r, 500));
+      const before = memo.listeners();
+      expect(await client.subscribeResource({ uri: "memo://notes" })).toEqual({});
+      await expect(client.subscribeResource({ uri: "memo://elsewhere" })).rejects.toThrow(/cannot be subscribed to/);
+      // The stream hears of the new subscription through the ChangeFeed object (its counter moved).
+      await expect.poll(() => memo.listeners(), { timeout: 10_000 }).toBe(before + 1);
+      memo.updateResource("memo://notes");
+      memo.updateResource("memo://elsewhere");
+      await expect.poll(() => updated, { timeout: 5_000 }).toEqual(["memo://notes"]);
+      const switched = await owner.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "prompt", key: "greet", enabled: false },
+      });
+      expect(switched.status).toBe(200);
+      await expect.poll(() => heard, { timeout: 10_000 }).toContain("prompts");
+      // Unsubscribing reaches the stream the same way, which lets the upstream's subscription go.
+      expect(await client.unsubscribeResource({ uri: "memo://notes" })).toEqual({});
+      await expect.poll(() => memo.listeners(), { timeout: 10_000 }).toBe(before);
+    } finally {
+      await client.close();
+      await memo.stop();
+    }
+  });
 });

@@ -20,6 +20,8 @@ export const INVALIDATION_CHANNEL = "loadout_invalidate";
 export class Freshness {
   private readonly users = new Map<string, number>();
   private readonly workspaces = new Map<string, number>();
+  /** 2025-era sessions' resource subscriptions (`sub:<session key>`): no cached value depends on them. */
+  private readonly subscriptions = new Map<string, number>();
   private global = 0;
   private listening = false;
   private pingSent: { nonce: string; at: number } | null = null;
@@ -51,13 +53,16 @@ export class Freshness {
   }
 
   /**
-   * The stamp of one counter key (`user:<id>` or `ws:<id>`, as the triggers and stampKeys name
-   * them): what a client of this feed compares call to call (see ChangeFeed, entry/change-feed.ts).
+   * The stamp of one counter key (`user:<id>`, `ws:<id>` or `sub:<session key>`, as the triggers and
+   * stampKeys name them): what a client of this feed compares call to call (see ChangeFeed,
+   * entry/change-feed.ts).
    */
   keyStamp(key: string): string {
     const colon = key.indexOf(":");
     const id = key.slice(colon + 1);
-    return key.slice(0, colon) === "user" ? this.userStamp(id) : this.workspaceStamp([id]);
+    const kind = key.slice(0, colon);
+    if (kind === "sub") return `${this.global}.${this.subscriptions.get(id) ?? 0}`;
+    return kind === "user" ? this.userStamp(id) : this.workspaceStamp([id]);
   }
 
   /**
@@ -75,11 +80,18 @@ export class Freshness {
     for (const watcher of this.watchers) watcher(change);
   }
 
-  /** A payload from the channel: `user:<id>`, `ws:<id>` or this instance's own heartbeat. */
+  /** A payload from the channel: `user:<id>`, `ws:<id>`, `sub:<session key>` or this instance's own heartbeat. */
   receive(payload: string): void {
     const colon = payload.indexOf(":");
     const kind = payload.slice(0, colon);
     const id = payload.slice(colon + 1);
+    if (kind === "sub") {
+      // Only the session's stream reads these: nothing cached moves.
+      if (this.subscriptions.size >= 100_000) this.forgetAll();
+      this.subscriptions.set(id, (this.subscriptions.get(id) ?? 0) + 1);
+      this.tell({ sessionKey: id });
+      return;
+    }
     if (kind !== "ping") this.sequence++;
     if (kind === "user") {
       this.users.set(id, (this.users.get(id) ?? 0) + 1);
@@ -148,6 +160,7 @@ export class Freshness {
     this.global++;
     this.users.clear();
     this.workspaces.clear();
+    this.subscriptions.clear();
   }
 }
 
@@ -193,8 +206,11 @@ export const stampKeys = (userId: string, workspaceIds: readonly string[]): stri
   ...workspaceIds.map((id) => `ws:${id}`),
 ];
 
-/** A change heard on the feed: whose, or `all` when any may have changed unheard. */
-export type FeedChange = { userId: string } | { workspaceId: string } | "all";
+/**
+ * A change heard on the feed: whose, a 2025 session's resource subscriptions (by its key, see
+ * services/mcp/legacy-subscriptions.ts), or `all` when any may have changed unheard.
+ */
+export type FeedChange = { userId: string } | { workspaceId: string } | { sessionKey: string } | "all";
 
 export interface FreshnessFeed {
   freshness: Freshness;

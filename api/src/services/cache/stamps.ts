@@ -45,8 +45,10 @@ export async function pollStamps(
   userId: string,
   workspaceIds: readonly string[],
   feed?: ChangeFeedClient,
+  /** More counter keys to read (a 2025 session's subscriptions: `sub:<key>`). */
+  also: readonly string[] = [],
 ): Promise<void> {
-  const keys = stampKeys(userId, workspaceIds);
+  const keys = also.length ? [...stampKeys(userId, workspaceIds), ...also] : stampKeys(userId, workspaceIds);
   if (feed) {
     const heard = await feed.stamps(keys).catch(() => null);
     if (heard && keys.every((key) => typeof heard[key] === "string")) {
