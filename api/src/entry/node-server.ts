@@ -183,7 +183,10 @@ export async function startNodeServer(
     now: Date.now,
   });
   const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch, postFor: () => post });
+  // Aborted as shutdown begins, so that event streams end rather than hold their connections.
+  const closing = new AbortController();
   const app = createApp({
+    closing: closing.signal,
     callRecorder,
     upstreamPool,
     ...(feed ? { freshness: feed.freshness } : {}),
@@ -240,14 +243,19 @@ export async function startNodeServer(
     database,
     caughtUp: () => feed?.caughtUp() ?? Promise.resolve(),
     async close() {
-      // Stop accepting; keep-alive connections with nothing in flight go at once.
+      // Stop accepting; keep-alive connections with nothing in flight go at once, and streams end.
+      closing.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A connection whose answer ends during the drain is kept alive by Node until its client
+      // closes it: it is closed as soon as it is idle.
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
       let drained = await settledWithin(closed, DRAIN_MS);
       // Calls still waiting on an upstream are cut short, which answers them as error results
       // (sent once, may have acted); upstream sessions are ended either way.
       await upstreamPool.close(STEP_MS);
       if (!drained) drained = await settledWithin(closed, ANSWER_MS);
+      clearInterval(idle);
       if (!drained) {
         logger.log("warn", "shutdown: closing connections still busy", {});
         server.closeAllConnections();

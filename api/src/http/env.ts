@@ -78,6 +78,8 @@ export interface AppDeps {
    * which every write waits on before it answers. Without it each MCP request reads its counters.
    */
   changeFeed?: ChangeFeedClient;
+  /** Aborted when the host begins to shut down: event streams that would stay open end (Node). */
+  closing?: AbortSignal;
   /** The pipeline answers plain requests itself, without the SDK's per-request server (default true; see mcp/pipeline.ts). */
   mcpFastLane?: boolean;
   /**

@@ -49,6 +49,7 @@ export function createServerDeps(deps: AppDeps): ServerDeps {
     catalogs: new CatalogCache(),
     hot: new HotCaches(deps.freshness ?? null),
     logger: deps.logger,
+    ...(deps.closing ? { closing: deps.closing } : {}),
     // Without a change feed each MCP request polls its counters instead (Workers).
     ...(deps.freshness ? {} : { polled: new PolledFreshness() }),
     ...(deps.changeFeed && !deps.freshness ? { changeFeed: deps.changeFeed } : {}),

@@ -20,6 +20,8 @@ export interface LegacyListenOptions {
   maxMs?: number;
   /** Only the events this accepts are told (a resource update the session subscribed to, say). */
   accept?: (event: ServerEvent) => boolean;
+  /** The stream ends when this aborts (the host shutting down). */
+  endWhen?: AbortSignal;
 }
 
 export const KEEP_ALIVE_MS = 20_000;
@@ -47,14 +49,17 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
         }
       };
       const keepAlive = setInterval(() => write(": keep-alive\n\n"), options.keepAliveMs ?? KEEP_ALIVE_MS);
-      const ends = setTimeout(() => {
+      const close = () => {
         end();
         try {
           controller.close();
         } catch {
           // Already closed by its reader.
         }
-      }, options.maxMs ?? LEGACY_LISTEN_MAX_MS);
+      };
+      const ends = setTimeout(close, options.maxMs ?? LEGACY_LISTEN_MAX_MS);
+      const endWhen = options.endWhen;
+      endWhen?.addEventListener("abort", close, { once: true });
       const unsubscribe = bus.subscribe((event) => {
         if (options.accept && !options.accept(event)) return;
         const params = event.kind === "resource_updated" ? { ...event.params, uri: event.uri } : event.params;
@@ -69,11 +74,13 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
         open = false;
         clearInterval(keepAlive);
         clearTimeout(ends);
+        endWhen?.removeEventListener("abort", close);
         unsubscribe();
       };
       stop = end;
       // Headers and a first byte at once: a client knows the stream is open.
       write(": open\n\n");
+      if (endWhen?.aborted) close();
     },
     cancel() {
       stop?.();

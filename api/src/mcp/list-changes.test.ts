@@ -13,6 +13,8 @@ describe("concerns", () => {
     expect(concerns(scope, "all")).toBe(true);
     expect(concerns(scope, { userId: "usr_b" })).toBe(false);
     expect(concerns(scope, { workspaceId: "ws_b" })).toBe(false);
+    // A session's subscriptions changed: no list did.
+    expect(concerns(scope, { sessionKey: "0a1b" })).toBe(false);
   });
 });
 

@@ -283,6 +283,8 @@ export function mcpPipeline(
       c.req.method === "GET" &&
       sessionId &&
       legacyListenable &&
+      // Shutting down: no new stream (the SDK's clients stop asking on the 405 without one).
+      !instanceDeps.closing?.aborted &&
       c.req.header("accept")?.includes("text/event-stream")
     ) {
       const legacy = sessions.decode(sessionId);
@@ -314,6 +316,7 @@ export function mcpPipeline(
           : null;
         return legacyListenStream(
           listChanges(listenFeed, scope, undefined, bothSources(updates, polledFeed?.source ?? null)),
+          instanceDeps.closing ? { endWhen: instanceDeps.closing } : {},
         );
       }
     }

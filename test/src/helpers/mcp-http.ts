@@ -25,3 +25,21 @@ export const ERAS = [
   ["2026-07-28", { versionNegotiation: { mode: "auto" as const } }],
   ["2025 handshake", {}],
 ] as const;
+
+/** A 2025-era client's `initialize`, sent by hand to `url` (its answer carries Loadout's session id). */
+export function legacyInitialize(url: string, token: string, clientName = "legacy"): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: clientName, version: "1" } },
+    }),
+  });
+}

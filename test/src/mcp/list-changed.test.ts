@@ -9,6 +9,7 @@ import { createTestDatabase } from "@loadout/db/testing";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { legacyInitialize } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { type StatelessUpstream, startStatelessUpstream } from "../helpers/upstreams";
@@ -68,6 +69,13 @@ const skill = (account: Account, name: string) =>
   });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Switches the upstream's `greet` prompt on or off for alice. */
+const switchGreet = (enabled: boolean) =>
+  alice.rest("/v1/workspaces/me/servers/memo/items", {
+    method: "PATCH",
+    body: { kind: "prompt", key: "greet", enabled },
+  });
 
 describe("subscriptions/listen at /mcp", () => {
   it("tells a listening client that its lists changed when its user saves a skill, once per save", async () => {
@@ -171,17 +179,10 @@ describe("a 2025-era client's GET stream", () => {
     try {
       expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
       await sleep(500);
-      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "prompt", key: "greet", enabled: false },
-      });
-      expect(switched.status).toBe(200);
+      expect((await switchGreet(false)).status).toBe(200);
       await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
       expect((await client.listPrompts()).prompts).toEqual([]);
-      await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "prompt", key: "greet", enabled: true },
-      });
+      await switchGreet(true);
     } finally {
       await client.close();
     }
@@ -253,21 +254,28 @@ describe("a 2025-era client's GET stream", () => {
     }
   });
 
-  it("is opened only with a session id Loadout gave and the token's own rights", async () => {
-    const initialize = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${secret}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  it("ends when its server shuts down, which then waits for nothing", async () => {
+    const own = await startTestServer(INSTANCE, { database });
+    const client = new Client({ name: "shutdown-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
       }),
-    });
+    );
+    try {
+      await sleep(500);
+      const started = performance.now();
+      await own.close();
+      // Shutdown gives busy connections 3 s before it cuts them: a stream that ended needs none.
+      expect(performance.now() - started).toBeLessThan(2_500);
+      expect(own.logs.map((entry) => entry.msg)).not.toContain("shutdown: closing connections still busy");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is opened only with a session id Loadout gave and the token's own rights", async () => {
+    const initialize = await legacyInitialize(`${server.url}/mcp`, secret, "raw");
     const id = initialize.headers.get("mcp-session-id") ?? "";
     await initialize.body?.cancel();
     expect(id).toMatch(/^lo1\./);
@@ -300,11 +308,7 @@ describe("subscriptions/listen at /mcp/s", () => {
       expect(capabilities?.prompts?.listChanged).toBe(true);
       const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
       expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true });
-      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "prompt", key: "greet", enabled: false },
-      });
-      expect(switched.status).toBe(200);
+      expect((await switchGreet(false)).status).toBe(200);
       await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
       expect((await client.listPrompts()).prompts).toEqual([]);
     } finally {
@@ -315,11 +319,7 @@ describe("subscriptions/listen at /mcp/s", () => {
   it("tells a listening client when the upstream announces its prompts changed, and stores them as listed now", async () => {
     const { client, heard } = await connect("/mcp/s/me/memo");
     try {
-      const switched = await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "prompt", key: "greet", enabled: true },
-      });
-      expect(switched.status).toBe(200);
+      expect((await switchGreet(true)).status).toBe(200);
       expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["greet"]);
       await client.listen({ promptsListChanged: true });
       upstream.setPromptVersion(2);

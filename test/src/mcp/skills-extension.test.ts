@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, signUpAccount } from "../helpers/account";
-import { mcpHeaders } from "../helpers/mcp-http";
+import { legacyInitialize, mcpHeaders } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -106,20 +106,7 @@ describe("the Skills extension", () => {
   });
 
   it("is declared in the 2025-era initialize result too", async () => {
-    const res = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" } },
-      }),
-    });
+    const res = await legacyInitialize(`${server.url}/mcp`, token);
     const text = await res.text();
     const line = text.startsWith("{")
       ? text

@@ -61,6 +61,23 @@ describe("Freshness", () => {
     expect(f.live).toBe(true);
   });
 
+  it("tells a session's subscription change to its watchers and moves its key's stamp, and nothing cached", () => {
+    const f = listening();
+    const heard: unknown[] = [];
+    f.watch((change) => heard.push(change));
+    const user = f.userStamp("usr_a");
+    const sequence = f.sequence;
+    const sub = f.keyStamp("sub:0a1b");
+    const other = f.keyStamp("sub:ffff");
+    f.receive("sub:0a1b");
+    expect(heard).toEqual([{ sessionKey: "0a1b" }]);
+    expect(f.keyStamp("sub:0a1b")).not.toBe(sub);
+    expect(f.keyStamp("sub:ffff")).toBe(other);
+    // No cached value depends on a subscription: what the caches hold still holds.
+    expect(f.userStamp("usr_a")).toBe(user);
+    expect(f.sequence).toBe(sequence);
+  });
+
   it("counts changes in its sequence, but not its own heartbeat", () => {
     const f = listening();
     const before = f.sequence;

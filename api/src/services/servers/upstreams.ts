@@ -62,6 +62,8 @@ export interface ServerDeps {
   oauth?: { fetch: typeof fetch; guard: FetchGuard; publicUrl: string | null };
   /** Where a listing's left-out entries are told (an invalid skill, one over the cap). */
   logger?: Logger;
+  /** Aborted when the host begins to shut down: a 2025 client's GET stream ends (see legacy-listen.ts). */
+  closing?: AbortSignal;
 }
 
 /** What the SSRF guard checks for upstreams: https only, public addresses only. */

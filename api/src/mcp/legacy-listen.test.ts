@@ -1,0 +1,93 @@
+import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
+import { describe, expect, it } from "vitest";
+import { legacyListenStream } from "./legacy-listen";
+
+/** A bus whose listeners the test can count and publish to. */
+function testBus() {
+  const listeners = new Set<(event: ServerEvent) => void>();
+  const bus: ServerEventBus = {
+    publish: (event) => {
+      for (const listener of listeners) listener(event);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { bus, listeners };
+}
+
+const decoder = new TextDecoder();
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: (text: string) => boolean) {
+  let text = "";
+  while (!until(text)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value);
+  }
+  return text;
+}
+
+describe("legacyListenStream", () => {
+  it("opens an event stream at once and tells each event as its 2025 notification", async () => {
+    const { bus } = testBus();
+    const response = legacyListenStream(bus);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(": open\n\n");
+    bus.publish({ kind: "tools_list_changed" });
+    bus.publish({ kind: "resource_updated", uri: "memo://notes", params: { title: "Notes" } });
+    const text = await readUntil(reader, (t) => t.includes("resources/updated"));
+    const messages = text
+      .split("\n\n")
+      .filter((event) => event.startsWith("event: message"))
+      .map((event) => JSON.parse(event.slice(event.indexOf("data: ") + 6)));
+    expect(messages).toEqual([
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+      { jsonrpc: "2.0", method: "notifications/resources/updated", params: { title: "Notes", uri: "memo://notes" } },
+    ]);
+    await reader.cancel();
+  });
+
+  it("tells only the events it accepts", async () => {
+    const { bus } = testBus();
+    const response = legacyListenStream(bus, { accept: (event) => event.kind !== "prompts_list_changed" });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    bus.publish({ kind: "prompts_list_changed" });
+    bus.publish({ kind: "resources_list_changed" });
+    const text = await readUntil(reader, (t) => t.includes("resources/list_changed"));
+    expect(text).not.toContain("prompts");
+    await reader.cancel();
+  });
+
+  it("keeps an idle stream alive with comments, and lets its listener go when the reader cancels", async () => {
+    const { bus, listeners } = testBus();
+    const response = legacyListenStream(bus, { keepAliveMs: 20 });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readUntil(reader, (t) => t.includes(": keep-alive"))).toContain(": keep-alive\n\n");
+    expect(listeners.size).toBe(1);
+    await reader.cancel();
+    expect(listeners.size).toBe(0);
+  });
+
+  it("ends after its longest life, so that its client opens it again, and lets its listener go", async () => {
+    const { bus, listeners } = testBus();
+    const response = legacyListenStream(bus, { maxMs: 50 });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const text = await readUntil(reader, () => false);
+    expect(text).toBe(": open\n\n");
+    expect(listeners.size).toBe(0);
+  });
+
+  it("ends when the host begins to shut down", async () => {
+    const { bus, listeners } = testBus();
+    const closing = new AbortController();
+    const response = legacyListenStream(bus, { endWhen: closing.signal });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(": open\n\n");
+    closing.abort();
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(listeners.size).toBe(0);
+  });
+});
