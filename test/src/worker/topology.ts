@@ -39,6 +39,12 @@ export interface WorkersTopology {
   /** Sends a request into the api Worker, as `fetch` would (Miniflare's dispatchFetch). */
   send(url: string, init?: RequestInit): Promise<Response>;
   /**
+   * Resolves once the ChangeFeed object answers counters (it starts listening with the first MCP
+   * request). Until then requests read Postgres's counters, and the switch to the feed's counts as
+   * a change, so a test that counts statements of warm calls waits for this first.
+   */
+  feedLive(timeoutMs?: number): Promise<void>;
+  /**
    * With `secondApi`: sends a request into the second api Worker ("loadout-2"), its own isolate
    * (Miniflare's getWorker). Without it, absent.
    */
@@ -211,6 +217,18 @@ export async function startWorkersTopology(
           },
         }
       : {}),
+    async feedLive(timeoutMs = 15_000) {
+      // Miniflare's types describe a fetch-only namespace; its stubs also carry the object's RPC methods.
+      const namespace = (await mf.getDurableObjectNamespace("CHANGES", "loadout")) as unknown as {
+        idFromName(name: string): unknown;
+        get(id: unknown): { stamps(keys: string[]): Promise<Record<string, string> | null> };
+      };
+      for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+        if (await namespace.get(namespace.idFromName("changes")).stamps(["user:probe"])) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error("the ChangeFeed object did not start listening");
+    },
     stop: () => disposeAfterDatabase(mf, database.drop, database.url),
   };
 }
