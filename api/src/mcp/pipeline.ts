@@ -530,7 +530,6 @@ export function mcpPipeline(
         toolOutcome = outcome;
       };
       // Told on a 2026-07-28 listen stream, or a 2025 client's GET stream (see legacy-listen.ts).
-      // Resource subscriptions are held by a listen stream only.
       const listens = listenable && Boolean(rpcMeta?.["io.modelcontextprotocol/protocolVersion"]);
       const listChanged = listens || (legacyListenable && client?.era === "legacy");
       const singleRow = single ? await findSingleServer(ctx.db, serverDeps, single) : null;
