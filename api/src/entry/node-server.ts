@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
+import { setMaxListeners } from "node:events";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
@@ -185,6 +186,8 @@ export async function startNodeServer(
   const upstreamPool = new UpstreamPool({ fetchFor: () => upstreamFetch, postFor: () => post });
   // Aborted as shutdown begins, so that event streams end rather than hold their connections.
   const closing = new AbortController();
+  // One listener per open stream (a 2025 client's GET stream each): no ceiling, no warning.
+  setMaxListeners(0, closing.signal);
   const app = createApp({
     closing: closing.signal,
     callRecorder,

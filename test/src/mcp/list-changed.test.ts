@@ -274,6 +274,20 @@ describe("a 2025-era client's GET stream", () => {
     }
   });
 
+  it("is held for many clients at once, with no warning in the server's process", async () => {
+    const warnings: string[] = [];
+    const heard = (warning: Error) => warnings.push(String(warning));
+    process.on("warning", heard);
+    const clients = await Promise.all(Array.from({ length: 12 }, () => connect("/mcp", {})));
+    try {
+      await sleep(500);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", heard);
+      await Promise.all(clients.map(({ client }) => client.close()));
+    }
+  });
+
   it("is opened only with a session id Loadout gave and the token's own rights", async () => {
     const initialize = await legacyInitialize(`${server.url}/mcp`, secret, "raw");
     const id = initialize.headers.get("mcp-session-id") ?? "";
