@@ -274,6 +274,34 @@ describe("a 2025-era client's GET stream", () => {
     }
   });
 
+  it("refuses to keep a subscription to a withheld resource, or in plan mode to one not marked safe, in the words of an unknown one", async () => {
+    const withheld = await alice.rest("/v1/workspaces/me/servers/memo/items", {
+      method: "PATCH",
+      body: { kind: "resource", key: "memo://notes", enabled: false },
+    });
+    expect(withheld.status).toBe(200);
+    const { client } = await connect("/mcp/s/me/memo", {});
+    const planned = await connect("/mcp/s/me/memo?mode=plan", {});
+    try {
+      const refusal = String(await client.subscribeResource({ uri: "memo://notes" }).catch((e) => e));
+      const unknown = String(await client.subscribeResource({ uri: "memo://nowhere" }).catch((e) => e));
+      expect(refusal).toMatch(/cannot be subscribed to/);
+      expect(refusal.replace("memo://notes", "URI")).toBe(unknown.replace("memo://nowhere", "URI"));
+      // Plan mode: a template's resources are not marked safe for it.
+      await expect(planned.client.subscribeResource({ uri: "memo://notes/3" })).rejects.toThrow(
+        /cannot be subscribed to/,
+      );
+      expect(await client.subscribeResource({ uri: "memo://notes/3" })).toEqual({});
+      await client.unsubscribeResource({ uri: "memo://notes/3" });
+    } finally {
+      await Promise.all([client.close(), planned.client.close()]);
+      await alice.rest("/v1/workspaces/me/servers/memo/items", {
+        method: "PATCH",
+        body: { kind: "resource", key: "memo://notes", enabled: true },
+      });
+    }
+  });
+
   it("is held for many clients at once, with no warning in the server's process", async () => {
     const warnings: string[] = [];
     const heard = (warning: Error) => warnings.push(String(warning));
