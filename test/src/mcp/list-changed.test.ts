@@ -70,12 +70,13 @@ const skill = (account: Account, name: string) =>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Switches the upstream's `greet` prompt on or off for alice. */
-const switchGreet = (enabled: boolean) =>
+/** Switches one of the upstream's items on or off for alice. */
+const switchItem = (kind: "prompt" | "resource", key: string, enabled: boolean) =>
   alice.rest("/v1/workspaces/me/servers/memo/items", {
     method: "PATCH",
-    body: { kind: "prompt", key: "greet", enabled },
+    body: { kind, key, enabled },
   });
+const switchGreet = (enabled: boolean) => switchItem("prompt", "greet", enabled);
 
 describe("subscriptions/listen at /mcp", () => {
   it("tells a listening client that its lists changed when its user saves a skill, once per save", async () => {
@@ -275,10 +276,7 @@ describe("a 2025-era client's GET stream", () => {
   });
 
   it("refuses to keep a subscription to a withheld resource, or in plan mode to one not marked safe, in the words of an unknown one", async () => {
-    const withheld = await alice.rest("/v1/workspaces/me/servers/memo/items", {
-      method: "PATCH",
-      body: { kind: "resource", key: "memo://notes", enabled: false },
-    });
+    const withheld = await switchItem("resource", "memo://notes", false);
     expect(withheld.status).toBe(200);
     const { client } = await connect("/mcp/s/me/memo", {});
     const planned = await connect("/mcp/s/me/memo?mode=plan", {});
@@ -295,10 +293,7 @@ describe("a 2025-era client's GET stream", () => {
       await client.unsubscribeResource({ uri: "memo://notes/3" });
     } finally {
       await Promise.all([client.close(), planned.client.close()]);
-      await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "resource", key: "memo://notes", enabled: true },
-      });
+      await switchItem("resource", "memo://notes", true);
     }
   });
 
@@ -407,10 +402,7 @@ describe("subscriptions/listen at /mcp/s", () => {
   });
 
   it("holds no subscription to a resource the user withheld", async () => {
-    const withheld = await alice.rest("/v1/workspaces/me/servers/memo/items", {
-      method: "PATCH",
-      body: { kind: "resource", key: "memo://notes", enabled: false },
-    });
+    const withheld = await switchItem("resource", "memo://notes", false);
     expect(withheld.status).toBe(200);
     const { client } = await connect("/mcp/s/me/memo");
     try {
@@ -418,10 +410,7 @@ describe("subscriptions/listen at /mcp/s", () => {
       expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
     } finally {
       await client.close();
-      await alice.rest("/v1/workspaces/me/servers/memo/items", {
-        method: "PATCH",
-        body: { kind: "resource", key: "memo://notes", enabled: true },
-      });
+      await switchItem("resource", "memo://notes", true);
     }
   });
 });
