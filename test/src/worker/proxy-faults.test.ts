@@ -354,9 +354,10 @@ describe("resource subscriptions through the proxy Worker's object", () => {
       });
       expect(switched.status).toBe(200);
       await expect.poll(() => heard, { timeout: 10_000 }).toContain("prompts");
-      // Unsubscribing reaches the stream the same way, which lets the upstream's subscription go.
+      // Unsubscribing reaches the stream the same way, which lets the upstream's subscription go
+      // (and with no watch left, the object's idle alarm may close its session's own stream too).
       expect(await client.unsubscribeResource({ uri: "memo://notes" })).toEqual({});
-      await expect.poll(() => memo.listeners(), { timeout: 10_000 }).toBe(before);
+      await expect.poll(() => memo.listeners(), { timeout: 10_000 }).toBeLessThanOrEqual(before);
     } finally {
       await client.close();
       await memo.stop();
