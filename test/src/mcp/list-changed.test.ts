@@ -78,6 +78,27 @@ const switchItem = (kind: "prompt" | "resource", key: string, enabled: boolean) 
   });
 const switchGreet = (enabled: boolean) => switchItem("prompt", "greet", enabled);
 
+let probes = 0;
+/**
+ * Waits until a 2025 client's GET stream is open (the SDK's client opens it, unawaited, after its
+ * handshake): alice saves a skill every half second until the stream tells of one; what it heard
+ * is then cleared.
+ */
+async function untilListening(heard: string[]) {
+  await expect
+    .poll(
+      async () => {
+        if (!heard.includes("tools")) await skill(alice, `probe-${++probes}`);
+        return heard;
+      },
+      { timeout: 10_000, interval: 500 },
+    )
+    .toContain("tools");
+  // The rest of that save's notifications (one per list), then a clean slate.
+  await sleep(500);
+  heard.length = 0;
+}
+
 describe("subscriptions/listen at /mcp", () => {
   it("tells a listening client that its lists changed when its user saves a skill, once per save", async () => {
     const { client, heard } = await connect("/mcp");
@@ -160,8 +181,7 @@ describe("a 2025-era client's GET stream", () => {
       expect(capabilities?.resources?.listChanged).toBe(true);
       // Its resource subscriptions are kept for its session (below).
       expect(capabilities?.resources?.subscribe).toBe(true);
-      // The SDK's client opens the stream right after its handshake.
-      await sleep(500);
+      await untilListening(heard);
       expect((await skill(bob, "bobs-while-legacy")).status).toBe(201);
       await sleep(1_000);
       expect(heard).toEqual([]);
@@ -179,7 +199,7 @@ describe("a 2025-era client's GET stream", () => {
     const { client, heard } = await connect("/mcp/s/me/memo", {});
     try {
       expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
-      await sleep(500);
+      await untilListening(heard);
       expect((await switchGreet(false)).status).toBe(200);
       await expect.poll(() => heard, { timeout: 5_000 }).toContain("prompts");
       expect((await client.listPrompts()).prompts).toEqual([]);
