@@ -90,4 +90,29 @@ describe("legacyListenStream", () => {
     expect(await reader.read()).toEqual({ done: true, value: undefined });
     expect(listeners.size).toBe(0);
   });
+
+  it("asks once per batch of list changes whether its credentials hold, and ends without telling when they do not", async () => {
+    const { bus, listeners } = testBus();
+    let asked = 0;
+    let allowed = true;
+    const response = legacyListenStream(bus, {
+      stillAllowed: async () => {
+        asked++;
+        return allowed;
+      },
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    bus.publish({ kind: "tools_list_changed" });
+    bus.publish({ kind: "prompts_list_changed" });
+    expect(await readUntil(reader, (t) => t.includes("prompts/list_changed"))).toContain("tools/list_changed");
+    expect(asked).toBe(1);
+    // A resource update is not a change of the credentials: told without asking.
+    bus.publish({ kind: "resource_updated", uri: "memo://a" });
+    expect(await readUntil(reader, (t) => t.includes("resources/updated"))).toContain("memo://a");
+    expect(asked).toBe(1);
+    allowed = false;
+    bus.publish({ kind: "tools_list_changed" });
+    expect(await readUntil(reader, () => false)).toBe("");
+    expect(listeners.size).toBe(0);
+  });
 });

@@ -22,6 +22,11 @@ export interface LegacyListenOptions {
   accept?: (event: ServerEvent) => boolean;
   /** The stream ends when this aborts (the host shutting down). */
   endWhen?: AbortSignal;
+  /**
+   * Whether the stream's credentials still hold, asked before a list change is told (a token's
+   * revocation is one): when they no longer do, the stream ends without telling it.
+   */
+  stillAllowed?: () => Promise<boolean>;
 }
 
 export const KEEP_ALIVE_MS = 20_000;
@@ -60,14 +65,31 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
       const ends = setTimeout(close, options.maxMs ?? LEGACY_LISTEN_MAX_MS);
       const endWhen = options.endWhen;
       endWhen?.addEventListener("abort", close, { once: true });
-      const unsubscribe = bus.subscribe((event) => {
-        if (options.accept && !options.accept(event)) return;
+      const tell = (event: ServerEvent) => {
         const params = event.kind === "resource_updated" ? { ...event.params, uri: event.uri } : event.params;
         write(
           legacyEvent(
             JSON.stringify({ jsonrpc: "2.0", method: NOTIFICATIONS[event.kind], ...(params ? { params } : {}) }),
           ),
         );
+      };
+      // One check for the list changes told together (a change is told as three), in their order.
+      let checking: Promise<boolean> | null = null;
+      const stillAllowed = options.stillAllowed;
+      const unsubscribe = bus.subscribe((event) => {
+        if (options.accept && !options.accept(event)) return;
+        if (!stillAllowed || event.kind === "resource_updated") return tell(event);
+        checking ??= stillAllowed().then(
+          (allowed) => {
+            checking = null;
+            return allowed;
+          },
+          () => {
+            checking = null;
+            return true;
+          },
+        );
+        void checking.then((allowed) => (allowed ? tell(event) : close()));
       });
       const end = () => {
         if (!open) return;

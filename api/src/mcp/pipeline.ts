@@ -6,7 +6,7 @@ import { instructionsBlock } from "../domain/instructions";
 import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError, jsonRpcErrorBody } from "../errors";
-import { bearerKey, knownBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
+import { bearerKey, knownBearer, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
 import type { Freshness } from "../services/cache/freshness";
 import { pollStamps } from "../services/cache/stamps";
 import type { ActionContext, Principal } from "../services/context";
@@ -314,9 +314,20 @@ export function mcpPipeline(
               resourceUpdated,
             )
           : null;
+        // A list change may be the token's own revocation: the credentials are read again first
+        // (from the database where this request's caches would not have heard of it).
+        const stillAllowed = async () => {
+          try {
+            await principalFromBearer(ctx.db, secret, new Date(), feed ? serverDeps.hot : null);
+            return true;
+          } catch (error) {
+            if (error instanceof AppError && error.code !== "unavailable") return false;
+            return true;
+          }
+        };
         return legacyListenStream(
           listChanges(listenFeed, scope, undefined, bothSources(updates, polledFeed?.source ?? null)),
-          instanceDeps.closing ? { endWhen: instanceDeps.closing } : {},
+          instanceDeps.closing ? { endWhen: instanceDeps.closing, stillAllowed } : { stillAllowed },
         );
       }
     }

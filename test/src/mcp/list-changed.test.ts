@@ -317,6 +317,31 @@ describe("a 2025-era client's GET stream", () => {
     }
   });
 
+  it("ends when its token is revoked, and tells nothing more", async () => {
+    const token = await alice.token(["mcp"]);
+    const client = new Client({ name: "revoked-test", version: "1.0.0" });
+    const heard: string[] = [];
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      heard.push("tools");
+    });
+    // The client's reconnect is refused (401): its error is expected here.
+    client.onerror = () => {};
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token.secret}` } },
+      }),
+    );
+    try {
+      await untilListening(heard);
+      expect((await alice.rest(`/v1/tokens/${token.id}`, { method: "DELETE" })).status).toBe(204);
+      expect((await skill(alice, "after-revocation")).status).toBe(201);
+      await sleep(1_500);
+      expect(heard).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("is held for many clients at once, with no warning in the server's process", async () => {
     const warnings: string[] = [];
     const heard = (warning: Error) => warnings.push(String(warning));
