@@ -58,6 +58,8 @@ describe("a 2025 session's resource subscriptions", () => {
     const refused = await subscribeResource(t.database.db, key, userId, "memo://many/one-more", now).catch((e) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).message).toMatch(/unsubscribe from one first/);
+    // One it holds already, again: accepted, and still the same number.
+    await subscribeResource(t.database.db, key, userId, "memo://many/0", now);
     expect(await subscribedUris(t.database.db, key, now)).toHaveLength(MAX_WATCHED_RESOURCES);
   });
 

@@ -1,7 +1,7 @@
 import { type Database, mcpResourceSubscriptions } from "@loadout/db";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, ne, sql } from "drizzle-orm";
 import { AppError } from "../../errors";
 import { MAX_WATCHED_RESOURCES } from "./proxied";
 
@@ -40,7 +40,8 @@ export async function subscribeResource(
     const [held] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(mcpResourceSubscriptions)
-      .where(eq(mcpResourceSubscriptions.sessionKey, sessionKey));
+      // Its others: subscribing again to one it holds is always accepted.
+      .where(and(eq(mcpResourceSubscriptions.sessionKey, sessionKey), ne(mcpResourceSubscriptions.uri, uri)));
     if ((held?.n ?? 0) >= MAX_WATCHED_RESOURCES)
       throw new AppError(
         "invalid_request",
