@@ -1,6 +1,6 @@
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { legacyListenStream } from "./legacy-listen";
+import { LEGACY_RETRY_MS, legacyListenStream } from "./legacy-listen";
 
 /** A bus whose listeners the test can count and publish to. */
 function testBus() {
@@ -16,6 +16,8 @@ function testBus() {
   };
   return { bus, listeners };
 }
+
+const OPEN = `: open\nretry: ${LEGACY_RETRY_MS}\n\n`;
 
 const decoder = new TextDecoder();
 async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: (text: string) => boolean) {
@@ -35,17 +37,19 @@ describe("legacyListenStream", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(": open\n\n");
+    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(OPEN);
     bus.publish({ kind: "tools_list_changed" });
     bus.publish({ kind: "resource_updated", uri: "memo://notes", params: { title: "Notes" } });
-    const text = await readUntil(reader, (t) => t.includes("resources/updated"));
+    const text = await readUntil(reader, (t) => t.includes("resources/updated") && t.includes("tools/list_changed"));
+    // A resource update is told at once; a list change after its checks (see below).
     const messages = text
       .split("\n\n")
       .filter((event) => event.startsWith("event: message"))
-      .map((event) => JSON.parse(event.slice(event.indexOf("data: ") + 6)));
+      .map((event) => JSON.parse(event.slice(event.indexOf("data: ") + 6)))
+      .sort((a, b) => a.method.localeCompare(b.method));
     expect(messages).toEqual([
-      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
       { jsonrpc: "2.0", method: "notifications/resources/updated", params: { title: "Notes", uri: "memo://notes" } },
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
     ]);
     await reader.cancel();
   });
@@ -76,7 +80,7 @@ describe("legacyListenStream", () => {
     const response = legacyListenStream(bus, { maxMs: 50 });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const text = await readUntil(reader, () => false);
-    expect(text).toBe(": open\n\n");
+    expect(text).toBe(OPEN);
     expect(listeners.size).toBe(0);
   });
 
@@ -85,7 +89,7 @@ describe("legacyListenStream", () => {
     const closing = new AbortController();
     const response = legacyListenStream(bus, { endWhen: closing.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(": open\n\n");
+    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(OPEN);
     closing.abort();
     expect(await reader.read()).toEqual({ done: true, value: undefined });
     expect(listeners.size).toBe(0);
@@ -114,5 +118,61 @@ describe("legacyListenStream", () => {
     bus.publish({ kind: "tools_list_changed" });
     expect(await readUntil(reader, () => false)).toBe("");
     expect(listeners.size).toBe(0);
+  });
+
+  /** The events of a stream's text: each one's id (or null) and message (or null for a priming event). */
+  const eventsOf = (text: string) =>
+    text
+      .split("\n\n")
+      .filter((block) => /^(id|event|data):/m.test(block))
+      .map((block) => {
+        const id = /^id: (.*)$/m.exec(block)?.[1] ?? null;
+        const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
+        return { id, method: data.trim() ? (JSON.parse(data) as { method: string }).method : null };
+      });
+  const THREE = ["tools", "prompts", "resources"].map((list) => `notifications/${list}/list_changed`);
+
+  it("primes a new stream with the cursor as its id, and gives each batch of list changes the cursor read after it", async () => {
+    const { bus } = testBus();
+    let cursor = "c1.a";
+    const response = legacyListenStream(bus, { cursor: async () => cursor });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(eventsOf(await readUntil(reader, (t) => t.includes("id: ")))).toEqual([{ id: "c1.a", method: null }]);
+    cursor = "c1.b";
+    for (const event of ["tools_list_changed", "prompts_list_changed", "resources_list_changed"] as const)
+      bus.publish({ kind: event });
+    const told = eventsOf(await readUntil(reader, (t) => t.includes("resources/list_changed")));
+    // The batch's last event carries the cursor: a stream cut within it leaves the client before it.
+    expect(told).toEqual([
+      { id: null, method: THREE[0] },
+      { id: null, method: THREE[1] },
+      { id: "c1.b", method: THREE[2] },
+    ]);
+    await reader.cancel();
+  });
+
+  it("tells a client that resumes from another cursor that its lists changed, and one that resumes from this one nothing", async () => {
+    const { bus } = testBus();
+    const behind = legacyListenStream(bus, { cursor: async () => "c1.now", resumedFrom: "c1.then" });
+    const reader = (behind.body as ReadableStream<Uint8Array>).getReader();
+    expect(eventsOf(await readUntil(reader, (t) => t.includes("id: ")))).toEqual([
+      { id: null, method: THREE[0] },
+      { id: null, method: THREE[1] },
+      { id: "c1.now", method: THREE[2] },
+    ]);
+    await reader.cancel();
+    const current = legacyListenStream(bus, { cursor: async () => "c1.now", resumedFrom: "c1.now", maxMs: 100 });
+    expect(eventsOf(await new Response(current.body).text())).toEqual([{ id: "c1.now", method: null }]);
+  });
+
+  it("without a cursor (the database away), sends no id and tells a resuming client that its lists changed", async () => {
+    const { bus } = testBus();
+    const failing = async () => {
+      throw new Error("database away");
+    };
+    const fresh = legacyListenStream(bus, { cursor: failing, maxMs: 100 });
+    expect(eventsOf(await new Response(fresh.body).text())).toEqual([]);
+    const resumed = legacyListenStream(bus, { cursor: failing, resumedFrom: "c1.then", maxMs: 100 });
+    expect(eventsOf(await new Response(resumed.body).text())).toEqual(THREE.map((method) => ({ id: null, method })));
   });
 });

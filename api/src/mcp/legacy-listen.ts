@@ -1,5 +1,6 @@
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
 import { LEGACY_STREAM_HEADERS, legacyEvent } from "./encode";
+import { CHANGE_EVENTS } from "./list-changes";
 
 /** The 2025 notification each change event is told as. */
 const NOTIFICATIONS: Record<ServerEvent["kind"], string> = {
@@ -27,17 +28,32 @@ export interface LegacyListenOptions {
    * revocation is one): when they no longer do, the stream ends without telling it.
    */
   stillAllowed?: () => Promise<boolean>;
+  /**
+   * Where the client's lists stand now (a cursor over its counters, services/cache/stamps.ts),
+   * given as the id of the event that brings the client up to date: the priming event, or the
+   * last of the list changes told. A client that reconnects sends the last it heard as
+   * `Last-Event-ID`. Rejects (or is absent) when it cannot say: events then go without an id.
+   */
+  cursor?: () => Promise<string>;
+  /** The client's `Last-Event-ID`: when it differs from the cursor now, its lists changed while no stream was open. */
+  resumedFrom?: string;
 }
 
 export const KEEP_ALIVE_MS = 20_000;
 export const LEGACY_LISTEN_MAX_MS = 5 * 60_000;
+/** How long a client waits before it opens a stream that ended again (the SSE `retry` field). */
+export const LEGACY_RETRY_MS = 1_000;
 
 /**
  * A 2025-era client's standalone stream (its `GET` with the session id Loadout gave it): the
  * 2025 counterpart of a 2026-07-28 `subscriptions/listen` stream, fed by the same event bus (see
- * list-changes.ts), each event told as its 2025 notification. It carries no responses and no
- * event ids: Loadout serves 2025 clients statelessly, so a stream is not resumed, and a change
- * told while none is open is not told again (the client lists again when it reconnects).
+ * list-changes.ts), each event told as its 2025 notification. It carries no responses.
+ *
+ * It is resumed by state, not by replay: Loadout serves 2025 clients statelessly and keeps no
+ * events. The id of the event that brings the client up to date is a cursor over the counters
+ * its lists depend on; a client that reconnects with a `Last-Event-ID` other than the cursor now
+ * is told at once that its lists changed, which is all the events it missed would have said. An
+ * upstream's resource update told while no stream was open is not told again.
  */
 export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOptions = {}): Response {
   const encoder = new TextEncoder();
@@ -65,31 +81,44 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
       const ends = setTimeout(close, options.maxMs ?? LEGACY_LISTEN_MAX_MS);
       const endWhen = options.endWhen;
       endWhen?.addEventListener("abort", close, { once: true });
-      const tell = (event: ServerEvent) => {
+      const tell = (event: ServerEvent, id: string | null) => {
         const params = event.kind === "resource_updated" ? { ...event.params, uri: event.uri } : event.params;
-        write(
-          legacyEvent(
-            JSON.stringify({ jsonrpc: "2.0", method: NOTIFICATIONS[event.kind], ...(params ? { params } : {}) }),
-          ),
-        );
+        const message = JSON.stringify({
+          jsonrpc: "2.0",
+          method: NOTIFICATIONS[event.kind],
+          ...(params ? { params } : {}),
+        });
+        write(id === null ? legacyEvent(message) : `id: ${id}\n${legacyEvent(message)}`);
       };
-      // One check for the list changes told together (a change is told as three), in their order.
-      let checking: Promise<boolean> | null = null;
-      const stillAllowed = options.stillAllowed;
+      const { stillAllowed, cursor } = options;
+      const cursorNow = () => (cursor ? cursor().catch(() => null) : Promise.resolve(null));
+      // The list changes told together (a change is told as three), the last with the cursor.
+      const tellChanges = (events: readonly ServerEvent[], id: string | null) => {
+        events.forEach((event, i) => {
+          tell(event, i === events.length - 1 ? id : null);
+        });
+      };
+      // List changes are told one batch after another, in order: each is checked, then the cursor
+      // read, before it is told.
+      let told: Promise<void> = Promise.resolve();
+      let batch: ServerEvent[] | null = null;
       const unsubscribe = bus.subscribe((event) => {
         if (options.accept && !options.accept(event)) return;
-        if (!stillAllowed || event.kind === "resource_updated") return tell(event);
-        checking ??= stillAllowed().then(
-          (allowed) => {
-            checking = null;
-            return allowed;
-          },
-          () => {
-            checking = null;
-            return true;
-          },
-        );
-        void checking.then((allowed) => (allowed ? tell(event) : close()));
+        if (event.kind === "resource_updated") return tell(event, null);
+        if (batch) {
+          batch.push(event);
+          return;
+        }
+        const events = [event];
+        batch = events;
+        told = told.then(async () => {
+          // The batch's other events are published in the same turn as its first.
+          batch = null;
+          if (!open) return;
+          const allowed = stillAllowed ? await stillAllowed().catch(() => true) : true;
+          if (!allowed) return close();
+          tellChanges(events, await cursorNow());
+        });
       });
       const end = () => {
         if (!open) return;
@@ -100,9 +129,19 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
         unsubscribe();
       };
       stop = end;
-      // Headers and a first byte at once: a client knows the stream is open.
-      write(": open\n\n");
-      if (endWhen?.aborted) close();
+      // Headers and a first byte at once: a client knows the stream is open, and how long to
+      // wait before opening it again.
+      write(`: open\nretry: ${LEGACY_RETRY_MS}\n\n`);
+      if (endWhen?.aborted) return close();
+      // Where the client stands: a priming event (its id, no data), or, when its lists changed
+      // while it had no stream open, their changes, told at once.
+      told = told.then(async () => {
+        if (!open) return;
+        const now = await cursorNow();
+        const resumed = options.resumedFrom;
+        if (resumed !== undefined && resumed !== now) tellChanges(CHANGE_EVENTS, now);
+        else if (now !== null) write(`id: ${now}\ndata: \n\n`);
+      });
     },
     cancel() {
       stop?.();

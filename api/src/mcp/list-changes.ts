@@ -5,7 +5,7 @@ import { type FeedChange, type Freshness, PolledFreshness } from "../services/ca
 export const SETTLE_MS = 200;
 
 /** What a change of a session's items may have changed: its tools, its prompts, its resources. */
-const EVENTS: ServerEvent[] = [
+export const CHANGE_EVENTS: readonly ServerEvent[] = [
   { kind: "tools_list_changed" },
   { kind: "prompts_list_changed" },
   { kind: "resources_list_changed" },
@@ -64,7 +64,7 @@ export function listChanges(
     if (timer || !concerns(scope, change)) return;
     timer = setTimeout(() => {
       timer = undefined;
-      for (const event of EVENTS) publish(event);
+      for (const event of CHANGE_EVENTS) publish(event);
     }, settleMs);
   };
   return {

@@ -7,8 +7,8 @@ import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError, jsonRpcErrorBody } from "../errors";
 import { bearerKey, knownBearer, principalFromBearer, type ResolvedBearer } from "../services/auth/resolve-bearer";
-import type { Freshness } from "../services/cache/freshness";
-import { pollStamps } from "../services/cache/stamps";
+import { type Freshness, stampKeys } from "../services/cache/freshness";
+import { pollStamps, readCursor } from "../services/cache/stamps";
 import type { ActionContext, Principal } from "../services/context";
 import { kindsFittedOut } from "../services/devices/fitting";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
@@ -325,9 +325,18 @@ export function mcpPipeline(
             return true;
           }
         };
+        // Its cursor: the counters its lists depend on, read from Postgres (one statement when it
+        // opens and when a change is told), so that a reconnect on any instance compares alike.
+        const counterKeys = stampKeys(scope.userId, scope.workspaceIds);
+        const resumedFrom = c.req.header("last-event-id");
         return legacyListenStream(
           listChanges(listenFeed, scope, undefined, bothSources(updates, polledFeed?.source ?? null)),
-          instanceDeps.closing ? { endWhen: instanceDeps.closing, stillAllowed } : { stillAllowed },
+          {
+            stillAllowed,
+            cursor: () => readCursor(ctx.db, counterKeys),
+            ...(resumedFrom !== undefined ? { resumedFrom } : {}),
+            ...(instanceDeps.closing ? { endWhen: instanceDeps.closing } : {}),
+          },
         );
       }
     }

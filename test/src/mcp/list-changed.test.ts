@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 /** A client on `path` that records the list_changed notifications it hears. */
-async function connect(path: string, options: object = MODERN) {
+async function connect(path: string, options: object = MODERN, fetchWith?: typeof fetch) {
   const client = new Client({ name: "listen-test", version: "1.0.0" }, options);
   const heard: string[] = [];
   for (const list of LISTS)
@@ -57,6 +57,7 @@ async function connect(path: string, options: object = MODERN) {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
       requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      ...(fetchWith ? { fetch: fetchWith } : {}),
     }),
   );
   return { client, heard };
@@ -354,6 +355,102 @@ describe("a 2025-era client's GET stream", () => {
       process.off("warning", heard);
       await Promise.all(clients.map(({ client }) => client.close()));
     }
+  });
+
+  it("tells a client that reconnects after a cut that its lists changed while it was away (the SDK's client resumes with Last-Event-ID)", async () => {
+    // The client's GET streams go through this: the test cuts the open one, as a network would,
+    // and holds the client's reconnect until alice's change is saved.
+    let cutOpen: AbortController | undefined;
+    let gate: Promise<unknown> = Promise.resolve();
+    const resumedWith: (string | null)[] = [];
+    const cuttable: typeof fetch = async (input, init) => {
+      if (init?.method !== "GET") return fetch(input, init);
+      await gate;
+      resumedWith.push(new Headers(init.headers).get("last-event-id"));
+      cutOpen = new AbortController();
+      const signal = init.signal ? AbortSignal.any([init.signal, cutOpen.signal]) : cutOpen.signal;
+      return fetch(input, { ...init, signal });
+    };
+    const { client, heard } = await connect("/mcp", {}, cuttable);
+    try {
+      await untilListening(heard);
+      let saved!: () => void;
+      gate = new Promise<void>((resolve) => {
+        saved = resolve;
+      });
+      cutOpen?.abort();
+      expect((await skill(alice, "saved-while-away")).status).toBe(201);
+      saved();
+      await expect.poll(() => heard, { timeout: 10_000 }).toContain("tools");
+      expect(heard).toEqual(expect.arrayContaining(["tools", "prompts", "resources"]));
+      // The first GET had no id to give; the reconnect gave the last the stream had sent.
+      expect(resumedWith[0]).toBeNull();
+      expect(resumedWith.at(-1)).toMatch(/^c1\.[0-9a-f]{16}$/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("gives a priming id that moves with the user's changes only, and resumes from it without telling anything", async () => {
+    const initialize = await legacyInitialize(`${server.url}/mcp`, secret, "raw");
+    const id = initialize.headers.get("mcp-session-id") ?? "";
+    await initialize.body?.cancel();
+    /** What the stream (resuming from `from`) sends within `ms`: its text, and its events' ids and methods. */
+    const read = async (from: string | null, ms = 600) => {
+      const controller = new AbortController();
+      const opened = await fetch(`${server.url}/mcp`, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${secret}`,
+          "mcp-session-id": id,
+          ...(from ? { "last-event-id": from } : {}),
+        },
+        signal: controller.signal,
+      });
+      expect(opened.status).toBe(200);
+      const reader = (opened.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      const stop = setTimeout(() => controller.abort(), ms);
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += decoder.decode(value);
+        }
+      } catch {
+        // Cut by the timer.
+      } finally {
+        clearTimeout(stop);
+      }
+      const events = text
+        .split("\n\n")
+        .filter((block) => /^(id|data):/m.test(block))
+        .map((block) => ({
+          id: /^id: (.*)$/m.exec(block)?.[1] ?? null,
+          method: /"method":"([^"]+)"/.exec(block)?.[1] ?? null,
+        }));
+      return { text, events };
+    };
+    const first = await read(null);
+    expect(first.text.startsWith(": open\nretry: ")).toBe(true);
+    expect(first.events).toEqual([{ id: expect.stringMatching(/^c1\./), method: null }]);
+    const cursor = first.events[0]?.id as string;
+    // Another tenant's change moves nothing of alice's.
+    expect((await skill(bob, "bobs-while-alice-away")).status).toBe(201);
+    expect((await read(cursor)).events).toEqual([{ id: cursor, method: null }]);
+    // Her own does: a stream that resumes from before it is told at once, with the new cursor.
+    expect((await skill(alice, "alices-while-away")).status).toBe(201);
+    const behind = await read(cursor);
+    expect(behind.events.map((e) => e.method)).toEqual([
+      "notifications/tools/list_changed",
+      "notifications/prompts/list_changed",
+      "notifications/resources/list_changed",
+    ]);
+    const moved = behind.events.at(-1)?.id;
+    expect(moved).toMatch(/^c1\./);
+    expect(moved).not.toBe(cursor);
+    expect((await read(moved ?? null)).events).toEqual([{ id: moved, method: null }]);
   });
 
   it("is opened only with a session id Loadout gave and the token's own rights", async () => {

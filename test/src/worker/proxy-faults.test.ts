@@ -363,4 +363,69 @@ describe("resource subscriptions through the proxy Worker's object", () => {
       await memo.stop();
     }
   });
+
+  it("gives a 2025-era client's GET stream a priming id, and tells a client that resumes from before a change that its lists changed", async () => {
+    const { owner, bearer } = await newAccount("legacy-resume@worker.example");
+    const initialize = await topology.send(`${ORIGIN}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    });
+    const session = initialize.headers.get("mcp-session-id") ?? "";
+    await initialize.body?.cancel();
+    /** The events of the stream opened from `from`, up to its first with an id. */
+    const opened = async (from: string | null) => {
+      const response = await topology.send(`${ORIGIN}/mcp`, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${bearer}`,
+          "mcp-session-id": session,
+          ...(from ? { "last-event-id": from } : {}),
+        },
+      });
+      expect(response.status).toBe(200);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      while (!/^id: /m.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+      await reader.cancel();
+      return text
+        .split("\n\n")
+        .filter((block) => /^(id|data):/m.test(block))
+        .map((block) => ({
+          id: /^id: (.*)$/m.exec(block)?.[1] ?? null,
+          method: /"method":"([^"]+)"/.exec(block)?.[1] ?? null,
+        }));
+    };
+    const first = await opened(null);
+    expect(first).toEqual([{ id: expect.stringMatching(/^c1\./), method: null }]);
+    const cursor = first[0]?.id ?? null;
+    expect(await opened(cursor)).toEqual([{ id: cursor, method: null }]);
+    const saved = await owner.rest("/v1/workspaces/me/skills", {
+      method: "POST",
+      body: { name: "saved-while-away", description: "Saved while no stream was open.", instructions: "# Away\n" },
+    });
+    expect(saved.status).toBe(201);
+    const behind = await opened(cursor);
+    expect(behind.map((e) => e.method)).toEqual([
+      "notifications/tools/list_changed",
+      "notifications/prompts/list_changed",
+      "notifications/resources/list_changed",
+    ]);
+    expect(behind.at(-1)?.id).toMatch(/^c1\./);
+    expect(behind.at(-1)?.id).not.toBe(cursor);
+  });
 });

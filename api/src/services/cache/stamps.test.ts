@@ -1,9 +1,9 @@
 import { cacheStamps, type OpenedDatabase } from "@loadout/db";
 import { createTestDatabase } from "@loadout/db/testing";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Freshness, PolledFreshness } from "./freshness";
-import { type ChangeFeedClient, pollStamps, stampLiterals } from "./stamps";
+import { type ChangeFeedClient, counterCursor, pollStamps, readCursor, stampLiterals } from "./stamps";
 
 describe("stampLiterals", () => {
   it("lists keys made of a stamp key's characters as literals", () => {
@@ -14,6 +14,27 @@ describe("stampLiterals", () => {
     for (const key of ["user:usr_a'; drop table users; --", "user:USR_A", "user:usr a", "user:usr\\a", "ws:", "ws_a"])
       expect(stampLiterals(["user:usr_ok", key]), key).toBeNull();
     expect(stampLiterals([])).toBeNull();
+  });
+});
+
+describe("counterCursor", () => {
+  const keys = ["user:usr_a", "ws:ws_b", "ws:ws_c"];
+  const counters = new Map([
+    ["user:usr_a", 3],
+    ["ws:ws_b", 7],
+  ]);
+
+  it("is the same for the same counters, whatever the order of their keys", () => {
+    const cursor = counterCursor(keys, counters);
+    expect(cursor).toMatch(/^c1\.[0-9a-f]{16}$/);
+    expect(counterCursor([...keys].reverse(), new Map([...counters].reverse()))).toBe(cursor);
+  });
+
+  it("differs when any counter moved, a key never bumped is bumped, or the keys differ", () => {
+    const cursor = counterCursor(keys, counters);
+    expect(counterCursor(keys, new Map([...counters, ["ws:ws_b", 8]]))).not.toBe(cursor);
+    expect(counterCursor(keys, new Map([...counters, ["ws:ws_c", 1]]))).not.toBe(cursor);
+    expect(counterCursor(keys.slice(0, 2), counters)).not.toBe(cursor);
   });
 });
 
@@ -104,5 +125,14 @@ describe("pollStamps, on the test database (PGlite, or Postgres with DATABASE_UR
       expect(queries).toHaveLength(1);
       expect(polled.userStamp("usr_a")).not.toBe(before);
     }
+  });
+
+  it("reads a cursor in one statement, moved by a counter the triggers bump", async () => {
+    queries.length = 0;
+    const cursor = await readCursor(db.db, ["user:usr_a", "ws:ws_b"]);
+    expect(queries).toHaveLength(1);
+    expect(await readCursor(db.db, ["ws:ws_b", "user:usr_a"])).toBe(cursor);
+    await db.db.execute(sql`select loadout_touch('ws:ws_b')`);
+    expect(await readCursor(db.db, ["user:usr_a", "ws:ws_b"])).not.toBe(cursor);
   });
 });

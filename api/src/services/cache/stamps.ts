@@ -1,4 +1,6 @@
 import { cacheStamps, type Database } from "@loadout/db";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { inArray, sql } from "drizzle-orm";
 import { type PolledFreshness, stampKeys } from "./freshness";
 
@@ -56,10 +58,35 @@ export async function pollStamps(
       return;
     }
   }
+  polled.apply(keys, await readCounters(db, keys));
+}
+
+/** The Postgres counters of `keys`, in one statement (a key never bumped is absent). */
+export async function readCounters(db: Database, keys: readonly string[]): Promise<Map<string, number>> {
   const literals = stampLiterals(keys);
   const rows = await db
     .select({ key: cacheStamps.key, n: cacheStamps.n })
     .from(cacheStamps)
     .where(literals === null ? inArray(cacheStamps.key, keys) : sql`${cacheStamps.key} in (${sql.raw(literals)})`);
-  polled.apply(keys, new Map(rows.map((r) => [r.key, Number(r.n)])));
+  return new Map(rows.map((r) => [r.key, Number(r.n)]));
+}
+
+/**
+ * A resumption cursor for a set of counters: equal when, and only when (to a 64-bit digest), every
+ * counter of `keys` is as it was. A 2025 client's GET stream gives it as its events' ids, so that
+ * the client's `Last-Event-ID`, when it reconnects, says whether anything changed while it was
+ * away (see mcp/legacy-listen.ts). A digest, not the counters: it says nothing but "changed or
+ * not", and is as short for a member of fifty workspaces as for one.
+ */
+export function counterCursor(keys: readonly string[], counters: ReadonlyMap<string, number>): string {
+  const text = [...keys]
+    .sort()
+    .map((key) => `${key}=${counters.get(key) ?? 0}`)
+    .join("\n");
+  return `c1.${bytesToHex(sha256(utf8ToBytes(text))).slice(0, 16)}`;
+}
+
+/** The cursor of `keys` as Postgres holds their counters now (one statement). */
+export async function readCursor(db: Database, keys: readonly string[]): Promise<string> {
+  return counterCursor(keys, await readCounters(db, keys));
 }
