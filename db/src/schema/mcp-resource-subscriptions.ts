@@ -6,8 +6,9 @@ import { users } from "./users";
  * Loadout serves those clients statelessly, so the subscription is kept here, where the instance
  * holding the session's GET stream finds it, whichever instance took the request. `session_key`
  * is a digest of the session id and the credentials that subscribed (never the id itself). Each
- * insert and delete notifies `sub:<session_key>` (0023), so the stream's holder reads them again;
- * rows are refreshed each time a stream reads them and let go a week after the last
+ * insert and delete notifies `sub:<session_key>` (0023), so the stream's holder reads them again,
+ * and the session's counter in cache_stamps goes with its last row (0024); rows are refreshed each
+ * time a stream reads them and let go a week after the last
  * (api/src/services/mcp/legacy-subscriptions.ts).
  */
 export const mcpResourceSubscriptions = pgTable(

@@ -12,7 +12,10 @@ import { MAX_WATCHED_RESOURCES } from "./proxied";
  * when it opens and again whenever they change (the table's trigger notifies
  * `sub:<session key>`), and watches them upstream (see mcp/legacy-listen.ts). A stream is reopened
  * every few minutes, so rows are refreshed as they are read, and those of a session no stream has
- * read for KEPT_DAYS are let go when its user next subscribes.
+ * read for KEPT_DAYS are let go when its user next subscribes. The session's `sub:<key>` counter in
+ * cache_stamps, which its stream polls where it cannot listen, is deleted by the same trigger once
+ * the session's last row goes, whichever way (migration 0024): the change is still told first, and
+ * the counter reads absent (0) after.
  */
 
 /** Rows not read by a stream for this long are deleted. */
