@@ -14,10 +14,11 @@
  * a process several times what a call under load does.
  */
 import { performance } from "node:perf_hooks";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { startEverything } from "../src/helpers/upstream";
 import { startFloorProxy } from "./floor-proxy";
 import { percentile, signUpAndToken } from "./mcp";
+import { MCP_HUB_VERSION, startMcpHub } from "./mcp-hub";
 import { cpuMs, rest, rssMiB } from "./proxy";
 import { type MemoryFigures, type ServerProcess, startServerProcess } from "./server-process";
 
@@ -50,10 +51,28 @@ export interface EraFigures {
   memory: MemoryFigures;
 }
 
+/** mcp-hub's figures from the same rounds (mcp-hub.ts): its clients speak the legacy SSE transport. */
+export interface PeerFigures {
+  p50: number;
+  p90: number;
+  p99: number;
+  /** The direct calls' of the same rounds (the 2025 handshake's, as its SSE clients'). */
+  directP50: number;
+  directP90: number;
+  directP99: number;
+  rps: number;
+  directRps: number;
+  cpuPerCall: number;
+  rssMiB: number;
+  upstreamTransport: string;
+}
+
 export interface EverythingFigures {
   /** The gateway after start-up and the upstream's import, before any MCP call. */
   idle: MemoryFigures;
   eras: EraFigures[];
+  /** Null when mcp-hub could not be installed or started. */
+  peer: PeerFigures | null;
 }
 
 const PAIRS = Number(process.env.BENCH_EVERYTHING_PAIRS ?? 500);
@@ -92,6 +111,8 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
   const upstream = await startEverything("streamableHttp");
   const floor = await startFloorProxy(upstream.url, "transparent");
   const hop = await startFloorProxy(upstream.url, "tcp");
+  // The peer in front of the same upstream, measured in the same rounds.
+  const hub = await startMcpHub(upstream.url);
   const clients: Client[] = [];
   try {
     const token = await signUpAndToken(server.url, "bench-everything@example.com", [
@@ -112,6 +133,13 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
       clients.push(client);
       return client;
     };
+    const openHub = async () => {
+      const client = new Client({ name: "bench", version: "1" });
+      await client.connect(new SSEClientTransport(new URL((hub as NonNullable<typeof hub>).url)));
+      clients.push(client);
+      return client;
+    };
+    const HUB_ECHO = "everything__echo";
     const time = async (client: Client, name: string, message: string) => {
       const start = performance.now();
       const result = await client.callTool({ name, arguments: { message } });
@@ -148,10 +176,21 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
       await load(() => open(`${server.url}/mcp`, options, auth), "everything_echo", WARM_UP_LOAD_S);
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
     }
+    if (hub) {
+      const warming = await openHub();
+      for (let i = 0; i < WARM_UP_CALLS; i++) await time(warming, HUB_ECHO, `warm-up ${i}`);
+      await load(openHub, HUB_ECHO, WARM_UP_LOAD_S);
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    }
     // The sequential calls of both eras in one phase: each round calls directly, through Loadout
     // and through the floor on both eras, in another order each time, so that neither a drift in
     // the machine's speed nor what ran before (the other era's load) favours a side.
+    // Era -1: mcp-hub's side, whose SSE clients have no era to choose.
     const sides: { era: number; series: number[]; call: () => Promise<number> }[] = [];
+    if (hub) {
+      const hubbed = await openHub();
+      sides.push({ era: -1, series: [], call: () => time(hubbed, HUB_ECHO, "hub") });
+    }
     for (const [e, [, options]] of ERAS.entries()) {
       const direct = await open(upstream.url, options);
       const proxied = await open(`${server.url}/mcp`, options, auth);
@@ -187,6 +226,21 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
     // speed nor what ran just before favours one era (loaded one era after the other, the second,
     // 2026-07-28, spent 0.12 ms more gateway CPU a call in two runs here; loaded in turn by a
     // probe, neither era did).
+    const hubTotal = { calls: 0, ms: 0, cpu: 0, rss: [] as number[] };
+    const loadHub = async () => {
+      if (!hub) return;
+      await sleep(SETTLE_MS);
+      const before = cpuMs(hub.pid);
+      const started = performance.now();
+      const rps = await load(openHub, HUB_ECHO, DURATION_S / LOAD_ROUNDS);
+      const ms = performance.now() - started;
+      hubTotal.calls += rps * (ms / 1000);
+      hubTotal.ms += ms;
+      hubTotal.rss.push(rssMiB(hub.pid));
+      await sleep(SETTLE_MS);
+      hubTotal.cpu += cpuMs(hub.pid) - before;
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    };
     const totals = ERAS.map(() => ({
       direct: { calls: 0, ms: 0 },
       floor: { calls: 0, ms: 0, cpu: 0 },
@@ -224,8 +278,12 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
       }
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
     };
-    for (let r = 0; r < LOAD_ROUNDS; r++)
+    // mcp-hub's load opens a round, or closes it, in turn.
+    for (let r = 0; r < LOAD_ROUNDS; r++) {
+      if (r % 2 === 1) await loadHub();
       for (const e of roundOrder(r, ERAS.length)) for (const side of roundOrder(r + e, 3)) await loadSide(e, side);
+      if (r % 2 === 0) await loadHub();
+    }
     // Direct calls are the same on both eras (server-everything speaks 2025-11-25 only, so the
     // client negotiating 2026-07-28 falls back), so both eras' direct loads count for each ratio:
     // measured one era apart, they differed by up to 20 % in one run here.
@@ -264,9 +322,28 @@ export async function benchEverything(server: ServerProcess): Promise<Everything
         memory: total.memory as MemoryFigures,
       });
     }
-    return { idle, eras: figures };
+    const hubSeries = sides.find((side) => side.era === -1)?.series;
+    const legacyDirect = sides.find((side) => side.era === 0)?.series ?? [];
+    const peer: PeerFigures | null =
+      hub && hubSeries
+        ? {
+            p50: percentile(hubSeries, 0.5),
+            p90: percentile(hubSeries, 0.9),
+            p99: percentile(hubSeries, 0.99),
+            directP50: percentile(legacyDirect, 0.5),
+            directP90: percentile(legacyDirect, 0.9),
+            directP99: percentile(legacyDirect, 0.99),
+            rps: hubTotal.calls / (hubTotal.ms / 1000),
+            directRps,
+            cpuPerCall: hubTotal.cpu / hubTotal.calls,
+            rssMiB: Math.max(...hubTotal.rss),
+            upstreamTransport: hub.upstreamTransport,
+          }
+        : null;
+    return { idle, eras: figures, peer };
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await hub?.stop();
     await floor.stop();
     await hop.stop();
     await upstream.stop();
@@ -290,8 +367,11 @@ export async function benchPeers(databaseUrl: string): Promise<EverythingFigures
   }
 }
 
-/** mcp-hub 4.2.1 beside us in one run (BENCHMARKS.md, 2026-12-01), and the targets. */
-const PEER = "mcp-hub";
+/**
+ * mcp-hub 4.2.1's figures in BENCHMARKS.md (2026-12-01, another machine), printed beside the same
+ * figures measured here in this run (PeerFigures), and the targets.
+ */
+const PEER = `mcp-hub ${MCP_HUB_VERSION}`;
 const PEER_FIGURES = { p50: 0.74, p99: 3.15, ratio: 0.64, cpu: 0.66, rss: 182 };
 
 export function printEverything(figures: EverythingFigures): void {
@@ -302,16 +382,21 @@ export function printEverything(figures: EverythingFigures): void {
     `anonymous ${mib(m.rssAnon)}, file-backed ${mib(m.rssFile)}; V8 heap used ${mib(m.heapUsed)} of ${mib(m.heapTotal)} (${mib(m.heapUsedAfterGc)} after GC), external ${mib(m.external)}, array buffers ${mib(m.arrayBuffers)}`;
   console.log(`\n${label("Gateway RSS idle (started as `npm start` starts it)")}${mib(figures.idle.rss).padStart(10)}`);
   console.log(`${label("  of which")}${breakdown(figures.idle)}`);
+  const peer = figures.peer;
+  /** mcp-hub's figure measured here, then BENCHMARKS.md's. */
+  const theirs = (here: string | null | undefined, table: string) => `${here ?? "-"} here (${table})`;
   for (const f of figures.eras) {
-    console.log(`\n${label(`Proxy, the peers' setup: server-everything echo, ${f.era}`)}measured     ${PEER} / target`);
     console.log(
-      `${label(`added latency p50 (${x(f.proxiedP50)} vs ${x(f.directP50)} direct)`)}${x(f.proxiedP50 - f.directP50).padStart(6)} ms     ${PEER_FIGURES.p50} ms / ≤ 0.4 ms`,
+      `\n${label(`Proxy, the peers' setup: server-everything echo, ${f.era}`)}measured     ${PEER}: here (BENCHMARKS.md) / target`,
     );
     console.log(
-      `${label(`added latency p90 (${x(f.proxiedP90)} vs ${x(f.directP90)} direct)`)}${x(f.proxiedP90 - f.directP90).padStart(6)} ms`,
+      `${label(`added latency p50 (${x(f.proxiedP50)} vs ${x(f.directP50)} direct)`)}${x(f.proxiedP50 - f.directP50).padStart(6)} ms     ${theirs(peer && x(peer.p50 - peer.directP50), `${PEER_FIGURES.p50}`)} ms / ≤ 0.4 ms`,
     );
     console.log(
-      `${label(`added latency p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.proxiedP99 - f.directP99).padStart(6)} ms     ${PEER_FIGURES.p99} ms`,
+      `${label(`added latency p90 (${x(f.proxiedP90)} vs ${x(f.directP90)} direct)`)}${x(f.proxiedP90 - f.directP90).padStart(6)} ms     ${peer ? `${x(peer.p90 - peer.directP90)} here` : "-"}`,
+    );
+    console.log(
+      `${label(`added latency p99 (${x(f.proxiedP99)} vs ${x(f.directP99)} direct)`)}${x(f.proxiedP99 - f.directP99).padStart(6)} ms     ${theirs(peer && x(peer.p99 - peer.directP99), `${PEER_FIGURES.p99}`)} ms`,
     );
     console.log(
       `${label("the floor: a bare Node forwarder adds, p50 / p90 / p99")}${x(f.floorP50 - f.directP50).padStart(6)} ms     -               p90 ${x(f.floorP90 - f.directP90)}, p99 ${x(f.floorP99 - f.directP99)} ms`,
@@ -321,21 +406,26 @@ export function printEverything(figures: EverythingFigures): void {
       `${label("Loadout over the floor, p50 / p90 / p99")}${x(f.proxiedP50 - f.floorP50).padStart(6)} ms     -               p90 ${x(f.proxiedP90 - f.floorP90)}, p99 ${x(f.proxiedP99 - f.floorP99)} ms`,
     );
     console.log(
-      `${label(`throughput, ${CLIENTS} clients (${f.proxiedRps.toFixed(0)} vs ${f.directRps.toFixed(0)} calls/s)`)}${x(f.proxiedRps / f.directRps).padStart(6)} ×      ${PEER_FIGURES.ratio} / ≥ 0.85`,
+      `${label(`throughput, ${CLIENTS} clients (${f.proxiedRps.toFixed(0)} vs ${f.directRps.toFixed(0)} calls/s)`)}${x(f.proxiedRps / f.directRps).padStart(6)} ×      ${theirs(peer && x(peer.rps / peer.directRps), `${PEER_FIGURES.ratio}`)} / ≥ 0.85`,
     );
     console.log(
       `${label(`  the floor's (${f.floorRps.toFixed(0)} calls/s)`)}${x(f.floorRps / f.directRps).padStart(6)} ×`,
     );
     console.log(
-      `${label(`gateway CPU per call, ${CLIENTS} clients`)}${x(f.cpuPerCall).padStart(6)} ms     ${PEER_FIGURES.cpu} ms / ≤ 0.3 ms`,
+      `${label(`gateway CPU per call, ${CLIENTS} clients`)}${x(f.cpuPerCall).padStart(6)} ms     ${theirs(peer && x(peer.cpuPerCall), `${PEER_FIGURES.cpu}`)} ms / ≤ 0.3 ms`,
     );
     console.log(`${label("  the floor's")}${x(f.floorCpuPerCall).padStart(6)} ms`);
     console.log(
       `${label("  one call at a time (both eras' rounds), Loadout's")}${x(f.sequentialCpuPerCall).padStart(6)} ms     the floor's ${x(f.floorSequentialCpuPerCall)} ms`,
     );
     console.log(
-      `${label(`gateway RSS after the ${CLIENTS}-client load, highest`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${PEER_FIGURES.rss} MiB / ≤ 180 MiB, aiming at 120   each round's: ${f.rssEach.map((v) => v.toFixed(0)).join(", ")} MiB`,
+      `${label(`gateway RSS after the ${CLIENTS}-client load, highest`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    ${theirs(peer?.rssMiB.toFixed(0), `${PEER_FIGURES.rss}`)} MiB / ≤ 180 MiB, aiming at 120   each round's: ${f.rssEach.map((v) => v.toFixed(0)).join(", ")} MiB`,
     );
     console.log(`${label("  of which")}${breakdown(f.memory)}`);
   }
+  if (peer)
+    console.log(
+      `\n${PEER}, measured here: its clients on the legacy SSE transport (the SDK's SSEClientTransport), the same upstream reached over ${peer.upstreamTransport} (it tries streamable HTTP first), in the same rounds as Loadout's (${x(peer.rps)} calls/s under load).`,
+    );
+  else console.log(`\n${PEER} was not measured in this run (see above): only BENCHMARKS.md's figures are shown.`);
 }
