@@ -1,22 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { McpLaneParts } from "../app";
 import { jsonRpcErrorBody } from "../errors";
 import type { AppVariables } from "../http/env";
 import { errorReply } from "../http/errors";
-import { tooLarge } from "../http/middleware/json-body";
 import type { ScopedExchange } from "../http/middleware/request-context";
-import type { McpBody, McpContext, McpReply } from "../mcp/exchange";
+import type { McpContext, McpReply } from "../mcp/exchange";
+import { writeReply } from "./node-answer";
+import { NodeBody } from "./node-body";
 
 /** `/mcp`, `/mcp/e/{endpoint}` and `/mcp/s/{ws}/{slug}`, spelled plainly (anything encoded goes to Hono). */
 const MCP_PATH = /^\/mcp(?:\/e\/([\w.~-]+)|\/s\/([\w.~-]+)\/([\w.~-]+))?$/;
-
-const GONE = "Client connection prematurely closed.";
-
-/** A body declared at most this long is read as soon as the request arrives (see readEarly). */
-const EARLY_BODY = 64 * 1024;
 
 /**
  * The Node host's lane for MCP POSTs: the same endpoint, request scope and security headers as
@@ -39,7 +32,7 @@ export function nodeMcpLane(parts: McpLaneParts): (req: IncomingMessage, res: Se
     // the path matched plain characters, and a query is never refused.
     if (!hostParses(host)) return false;
     const exchange = new LaneExchange(req, res, url, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
-    exchange.readEarly();
+    exchange.body.readEarly();
     void exchange.answer(parts, match);
     return true;
   };
@@ -94,36 +87,27 @@ class LaneRequest {
 }
 
 /**
- * One request on the lane: what the endpoint (McpContext, McpBody) and the request scope
- * (ScopedExchange) read and set, kept on one object. Methods rather than closures: a request
- * builds no functions of its own (under tsx each would also be named at run time).
+ * One request on the lane: what the endpoint (McpContext) and the request scope (ScopedExchange)
+ * read and set, kept on one object; its body is a NodeBody (node-body.ts), its answer written by
+ * writeReply (node-answer.ts).
  */
-class LaneExchange implements McpContext, McpBody, ScopedExchange {
+class LaneExchange implements McpContext, ScopedExchange {
   readonly req: LaneRequest;
+  readonly body: NodeBody;
   private readonly vars = {} as AppVariables;
   private readonly finals: Record<string, string> = {};
   private reply: McpReply | undefined;
-  private bytes: Promise<Buffer> | undefined;
-  private bodyRead: Buffer | undefined;
-  private controller: AbortController | undefined;
-  private goneListeners: (() => void)[] | undefined;
-  private closedEarly = false;
   private finish: (() => void) | undefined;
 
   constructor(
-    private readonly incoming: IncomingMessage,
+    incoming: IncomingMessage,
     private readonly res: ServerResponse,
     url: string,
     path: string,
     query: string,
   ) {
     this.req = new LaneRequest(incoming, url, path, query);
-    res.once("close", () => {
-      if (res.writableFinished) return;
-      this.closedEarly = true;
-      this.controller?.abort(new Error(GONE));
-      for (const listener of this.goneListeners ?? []) listener();
-    });
+    this.body = new NodeBody(incoming, res, url);
   }
 
   get<K extends keyof AppVariables>(key: K): AppVariables[K] {
@@ -147,25 +131,11 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
   }
 
   /** The log line and deferred work the scope held back until the answer went (see afterAnswer). */
-  private finished(): void {
+  private readonly finished = (): void => {
     const finish = this.finish;
     this.finish = undefined;
     finish?.();
-  }
-
-  /**
-   * Starts reading a small body (declared at most EARLY_BODY bytes, under any limit the endpoint
-   * sets) at once, so that it arrives while the token is checked rather than after. A larger or
-   * undeclared body waits for the endpoint, so that a request refused before then never has it
-   * buffered. The endpoint's own read gets this one's outcome.
-   */
-  readEarly(): void {
-    const declared = this.incoming.headers["content-length"];
-    if (declared === undefined || !/^\d{1,6}$/.test(declared) || Number(declared) > EARLY_BODY) return;
-    // Handled here so that a client gone before the endpoint reads is no unhandled rejection; the
-    // endpoint's read still sees it.
-    this.read(EARLY_BODY).catch(() => {});
-  }
+  };
 
   async answer(parts: McpLaneParts, match: RegExpExecArray): Promise<void> {
     const [, endpointId, ws, slug] = match;
@@ -174,7 +144,7 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
         try {
           this.reply = await parts.serve({
             c: this,
-            io: this,
+            io: this.body,
             target: { endpointId: endpointId ?? null, single: ws && slug ? { ws, slug } : null },
           });
         } catch (error) {
@@ -188,7 +158,8 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
           };
         }
       });
-      await this.write(this.reply as McpReply, await parts.securityHeaders);
+      // The log line and deferred work follow the answer (see finished): they are not on its path.
+      await writeReply(this.res, this.reply as McpReply, await parts.securityHeaders, this.finals, this.finished);
     } catch (error) {
       // Nothing more can be said to a client whose connection broke mid-answer.
       if (!this.res.headersSent) this.res.writeHead(500).end();
@@ -197,128 +168,4 @@ class LaneExchange implements McpContext, McpBody, ScopedExchange {
       this.finished();
     }
   }
-
-  read(limit: number): Promise<Uint8Array> {
-    this.bytes ??= new Promise<Buffer>((resolve, reject) => {
-      const req = this.incoming;
-      const declared = req.headers["content-length"];
-      if (declared !== undefined && /^\d{1,15}$/.test(declared) && Number(declared) > limit)
-        return reject(tooLarge(limit));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      // Settling twice is a no-op: whichever of these comes first decides.
-      req.on("data", (chunk: Buffer) => {
-        if (size > limit) return;
-        size += chunk.byteLength;
-        if (size > limit) {
-          // The rest is never read: the answer closes the connection (tooLarge says so).
-          req.pause();
-          reject(tooLarge(limit));
-        } else chunks.push(chunk);
-      });
-      req.once("end", () => {
-        if (size > limit) return;
-        this.bodyRead = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        resolve(this.bodyRead);
-      });
-      req.once("error", reject);
-      // A request closes after every answer: only one closed unread is a client gone.
-      req.once("close", () => {
-        if (!this.bodyRead) reject(new Error(GONE));
-      });
-    });
-    return this.bytes;
-  }
-
-  signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.closedEarly) this.controller.abort(new Error(GONE));
-    }
-    return this.controller.signal;
-  }
-
-  whenGone(listener: () => void): void {
-    if (this.closedEarly) {
-      listener();
-      return;
-    }
-    this.goneListeners ??= [];
-    this.goneListeners.push(listener);
-  }
-
-  web(): Request {
-    const headers = new Headers();
-    const raw = this.incoming.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-    const body = this.bodyRead ? new Uint8Array(this.bodyRead) : null;
-    return new Request(this.req.url, { method: "POST", headers, body, signal: this.signal() });
-  }
-
-  /**
-   * Writes the answer: its own headers, the security headers over them, and the scope's (request
-   * id, timing) last, as Hono's middleware order gives them. The log line and deferred work follow
-   * (see finished): they are not on the answer's path.
-   */
-  private async write(reply: McpReply, security: Record<string, string>) {
-    const res = this.res;
-    const secure = securityPairs(security);
-    if ("payload" in reply) {
-      const pairs: string[] = [];
-      for (const name in reply.headers)
-        if (this.keeps(name, secure, true)) pairs.push(name, reply.headers[name] as string);
-      const all = this.withFinals(pairs, secure);
-      all.push("content-length", String(Buffer.byteLength(reply.payload)));
-      res.writeHead(reply.status, all);
-      res.end(reply.payload);
-      return;
-    }
-    // The SDK's answer: JSON, or an event stream passed on as it comes.
-    const pairs: string[] = [];
-    for (const [name, value] of reply.headers) if (this.keeps(name, secure, false)) pairs.push(name, value);
-    res.writeHead(reply.status, this.withFinals(pairs, secure));
-    if (!reply.body) {
-      res.end();
-      return;
-    }
-    res.flushHeaders();
-    // A stream may run long: its log line and deferred work do not wait for its end.
-    this.finished();
-    await pipeline(Readable.fromWeb(reply.body as NodeReadableStream<Uint8Array>), res);
-  }
-
-  /** Whether an answer's own header is sent: not when a security header or the scope's sets it. */
-  private keeps(name: string, secure: SecurityPairs, sized: boolean): boolean {
-    const lower = name.toLowerCase();
-    return !secure.names.has(lower) && !(lower in this.finals) && !(sized && lower === "content-length");
-  }
-
-  /** The answer's own pairs, then the security headers' and the scope's. */
-  private withFinals(pairs: string[], secure: SecurityPairs): string[] {
-    for (const pair of secure.pairs) pairs.push(pair);
-    for (const name in this.finals) pairs.push(name, this.finals[name] as string);
-    return pairs;
-  }
-}
-
-/** The security headers as Node's writeHead takes them (name, value, name, value…), and their names. */
-interface SecurityPairs {
-  pairs: string[];
-  names: Set<string>;
-}
-
-/**
- * Made once: the security headers are the same object on every answer. Answers are written with
- * flat name-value arrays, not merged objects, which at this many names cost several KB each.
- */
-const madePairs = new WeakMap<Record<string, string>, SecurityPairs>();
-function securityPairs(security: Record<string, string>): SecurityPairs {
-  let made = madePairs.get(security);
-  if (!made) {
-    const pairs: string[] = [];
-    for (const name in security) pairs.push(name, security[name] as string);
-    made = { pairs, names: new Set(Object.keys(security).map((name) => name.toLowerCase())) };
-    madePairs.set(security, made);
-  }
-  return made;
 }

@@ -26,9 +26,17 @@ export const ERAS = [
   ["2025 handshake", {}],
 ] as const;
 
-/** A 2025-era client's `initialize`, sent by hand to `url` (its answer carries Loadout's session id). */
-export function legacyInitialize(url: string, token: string, clientName = "legacy"): Promise<Response> {
-  return fetch(url, {
+/**
+ * A 2025-era client's `initialize`, sent by hand to `url` (its answer carries Loadout's session
+ * id), through `send` (fetch, or a Workers topology's).
+ */
+export function legacyInitialize(
+  url: string,
+  token: string,
+  clientName = "legacy",
+  send: (url: string, init: RequestInit) => Promise<Response> = fetch,
+): Promise<Response> {
+  return send(url, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,

@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { legacyInitialize } from "../helpers/mcp-http";
 import {
   type MisbehavingUpstream,
   type StatelessUpstream,
@@ -366,20 +367,7 @@ describe("resource subscriptions through the proxy Worker's object", () => {
 
   it("gives a 2025-era client's GET stream a priming id, and tells a client that resumes from before a change that its lists changed", async () => {
     const { owner, bearer } = await newAccount("legacy-resume@worker.example");
-    const initialize = await topology.send(`${ORIGIN}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      }),
-    });
+    const initialize = await legacyInitialize(`${ORIGIN}/mcp`, bearer, "raw", topology.send);
     const session = initialize.headers.get("mcp-session-id") ?? "";
     await initialize.body?.cancel();
     /** The events of the stream opened from `from`, up to its first with an id. */
