@@ -1,3 +1,6 @@
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { describe, expect, it } from "vitest";
 import { askableCapabilities, legacySessions } from "./legacy-session";
 
@@ -46,6 +49,20 @@ describe("a 2025-era client's handshake in Loadout's session id", () => {
     expect(sessions.decode(both)).toMatchObject({ capabilities: { sampling: {} }, apps: true });
     const none = sessions.encode({ name: "claude", version: "1", protocolVersion: "2025-11-25" });
     expect(sessions.decode(none)?.apps).toBeUndefined();
+  });
+
+  it("gives each handshake an id of its own, however alike the clients, and still reads an id made before", () => {
+    const sessions = legacySessions(key);
+    const handshake = { name: "cursor", version: "1.2.0", protocolVersion: "2025-11-25" };
+    const one = sessions.encode(handshake);
+    const two = sessions.encode(handshake);
+    expect(one).not.toBe(two);
+    expect(sessions.decode(one)).toEqual(handshake);
+    expect(sessions.decode(two)).toEqual(handshake);
+    // An id of the five-field form (before ids were drawn), signed with this key.
+    const mac = (payload: string) => bytesToHex(hmac(sha256, key, utf8ToBytes(payload))).slice(0, 32);
+    const payload = Buffer.from(JSON.stringify(["cursor", "1.2.0", "2025-11-25"])).toString("base64url");
+    expect(sessions.decode(`lo1.${payload}.${mac(payload)}`)).toEqual(handshake);
   });
 
   it("refuses an id signed with another key, altered, or not Loadout's", () => {

@@ -42,17 +42,27 @@ const REMEMBERED = 1024;
  * Loadout serves 2025-era clients statelessly, so after `initialize` a request says nothing of its
  * client. The handshake is carried instead in the `Mcp-Session-Id` Loadout answers `initialize`
  * with, which the client sends back on every request: the client's name, version and revision,
- * signed with a key of this deployment, so any instance reads it and nobody can forge another
- * client's. It holds no state and grants nothing: authorization stays with the bearer token.
+ * with a value drawn for this handshake (so that the id names one session, as MCP asks), signed
+ * with a key of this deployment, so any instance reads it and nobody can forge another client's.
+ * It holds no state and grants nothing: authorization stays with the bearer token.
  */
 export function legacySessions(key: Uint8Array) {
   const decoded = new Map<string, LegacyHandshake | null>();
   const mac = (payload: string) => bytesToHex(hmac(sha256, key, utf8ToBytes(payload))).slice(0, 32);
   return {
     encode(handshake: LegacyHandshake): string {
-      const fields: unknown[] = [handshake.name, handshake.version, handshake.protocolVersion];
-      if (handshake.capabilities || handshake.apps) fields.push(handshake.capabilities ?? null);
-      if (handshake.apps) fields.push(1);
+      // The last field is drawn for each handshake: two clients that say the same of themselves
+      // (two windows of one editor, on one token) are two sessions, whose subscriptions, log
+      // level, cancellations and answers to an upstream's requests are their own. Ids made before
+      // it (five fields at most) still read.
+      const fields: unknown[] = [
+        handshake.name,
+        handshake.version,
+        handshake.protocolVersion,
+        handshake.capabilities ?? null,
+        handshake.apps ? 1 : 0,
+        bytesToHex(crypto.getRandomValues(new Uint8Array(12))),
+      ];
       const payload = base64url(JSON.stringify(fields));
       return `${PREFIX}${payload}.${mac(payload)}`;
     },
