@@ -3,6 +3,7 @@ import { createMcpHandler, type McpServerFactory, type ServerEvent } from "@mode
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { isViewUri, listedFor, uiNegotiated, viewRefusal } from "../domain/apps/ui";
 import { instructionsBlock } from "../domain/instructions";
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "../domain/mcp/log-levels";
 import { projectFromRoots } from "../domain/roots";
 import { BUILT_IN_TOOL_NAMES } from "../domain/servers/tool-names";
 import { AppError, describeError, jsonRpcErrorBody } from "../errors";
@@ -12,6 +13,7 @@ import { pollStamps, readCursor } from "../services/cache/stamps";
 import type { ActionContext, Principal } from "../services/context";
 import { kindsFittedOut } from "../services/devices/fitting";
 import { activeItems, hasProjectScopedItems, type McpSession } from "../services/mcp/catalog";
+import { keepSessionLevel, sessionLevel } from "../services/mcp/legacy-levels";
 import { subscriptionKey } from "../services/mcp/legacy-subscriptions";
 import { PendingAnswers } from "../services/mcp/pending-answers";
 import {
@@ -48,6 +50,7 @@ import { legacyListenStream } from "./legacy-listen";
 import { legacySessions } from "./legacy-session";
 import { legacySubscription, subscriptionUpdates } from "./legacy-subscribe";
 import { bothSources, listChanges, polledChanges } from "./list-changes";
+import { logGate } from "./log-gate";
 import { clientOf, logCall, noteClient } from "./record";
 import { type LoadoutTool, parsedInput, upstreamTool } from "./registry";
 import { buildRelayServer, type RelayOptions } from "./relay-server";
@@ -427,6 +430,29 @@ export function mcpPipeline(
       );
     }
 
+    // A 2025-era client's logging/setLevel: kept for its session and applied to the upstream's log
+    // messages on its calls (see log-gate.ts), whichever instance serves them.
+    if (method === "logging/setLevel" && client?.era === "legacy" && sessionId) {
+      const id = (body as { id?: string | number }).id ?? null;
+      const level = params?.level;
+      if (!isLogLevel(level))
+        return jsonReply(
+          200,
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32602, message: `params.level must be one of ${LOG_LEVELS.join(", ")}.` },
+          }),
+        );
+      await keepSessionLevel(ctx.db, subscriptionKey(ownerOf(sessionId, principal)), principal.userId, level, now);
+      return jsonReply(200, JSON.stringify({ jsonrpc: "2.0", id, result: {} }));
+    }
+    // The level a 2025 session set, read only when one of its calls hears a log message.
+    const legacyLevel =
+      client?.era === "legacy" && sessionId
+        ? () => sessionLevel(ctx.db, subscriptionKey(ownerOf(sessionId, principal)))
+        : undefined;
+
     // The registry's tools for this request: the built-ins this session is offered and, for a
     // listing, the upstream catalog; for a call, the one tool it names (an upstream's looked up, with
     // every check made again at dispatch); none for the extension's requests.
@@ -500,7 +526,7 @@ export function mcpPipeline(
           const answer = await askedCall(
             tool,
             args,
-            { ctx, session, origin, single: Boolean(single) },
+            { ctx, session, origin, single: Boolean(single), ...(legacyLevel ? { level: legacyLevel } : {}) },
             stream,
             askable,
             token,
@@ -573,6 +599,7 @@ export function mcpPipeline(
             listChanged,
             resourceSubscriptions,
             apps,
+            ...(legacyLevel ? { legacyLevel } : {}),
             report,
             onInternal: (error) =>
               ctx.logger?.log("error", "relayed request failed", { requestId, error: describeError(error) }),
@@ -799,12 +826,23 @@ function answerMessage(id: string | number | null, result: ToolResult | Upstream
 async function askedCall(
   tool: LoadoutTool,
   args: Record<string, unknown> | undefined,
-  run: { ctx: ActionContext; session: McpSession; origin: string; single: boolean },
+  run: {
+    ctx: ActionContext;
+    session: McpSession;
+    origin: string;
+    single: boolean;
+    /** The level the session set (legacy-levels.ts), applied to the upstream's log messages. */
+    level?: () => Promise<LogLevel | null>;
+  },
   stream: LegacyStream,
   capabilities: Record<string, Record<string, unknown>>,
   progressToken: string | number | undefined,
 ): Promise<{ result: ToolResult | UpstreamRpcError; outcome: ToolOutcome }> {
   const { ctx } = run;
+  // On a single-server URL the upstream's log messages go on the call's stream, at the session's level.
+  const messages = run.single
+    ? logGate(run.level ?? (async () => null), (n) => stream.notify({ method: n.method, params: n.params ?? {} }))
+    : null;
   let rounds: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
   for (let round = 0; ; round++) {
     let result: ToolResult & { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string };
@@ -819,12 +857,11 @@ async function askedCall(
             signal: stream.signal,
             clientCapabilities: capabilities,
             inputRequired: rounds,
-            ...(run.single
+            ...(messages
               ? {
                   logLevel: "debug",
                   onNotification: (n) => {
-                    if (n.method === "notifications/message")
-                      stream.notify({ method: n.method, params: n.params ?? {} });
+                    if (n.method === "notifications/message") messages.notify(n);
                   },
                 }
               : {}),
@@ -839,9 +876,14 @@ async function askedCall(
         args,
       )) as typeof result;
     } catch (error) {
-      if (error instanceof UpstreamRpcError) return { result: error, outcome: "tool_error" };
+      if (error instanceof UpstreamRpcError) {
+        await messages?.settled();
+        return { result: error, outcome: "tool_error" };
+      }
       result = errorResult(error, ctx);
     }
+    // The round's messages go before what follows it.
+    await messages?.settled();
     if (result.resultType !== "input_required") {
       const { resultType: _, ...complete } = result;
       return { result: complete, outcome: outcomeOfToolResult(complete) };

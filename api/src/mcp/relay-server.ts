@@ -9,7 +9,9 @@ import {
 import { z } from "zod";
 import { outcomeOfToolResult } from "../domain/activity/outcomes";
 import { listedFor, withoutViews } from "../domain/apps/ui";
+import type { LogLevel } from "../domain/mcp/log-levels";
 import { ROOTS_INPUT_KEY } from "../domain/roots";
+import { logGate } from "./log-gate";
 import type { LoadoutTool } from "./registry";
 import { protocolErrorOf } from "./results";
 import {
@@ -51,6 +53,8 @@ export interface RelayOptions {
   resourceSubscriptions?: boolean;
   /** The client negotiated MCP Apps: tools keep their views, `ui://` resources are listed (see domain/apps/ui.ts). */
   apps?: boolean;
+  /** A 2025 session's level (legacy-levels.ts), read when a request hears its first log message. */
+  legacyLevel?: () => Promise<LogLevel | null>;
   report(outcome: ToolOutcome): void;
   /** Hears an unexpected error (logged with the request id; the client is told only that it failed). */
   onInternal(error: unknown): void;
@@ -107,13 +111,17 @@ export function buildRelayServer(options: RelayOptions): Server {
     if (options.askRoots)
       return inputRequired({ inputRequests: { [ROOTS_INPUT_KEY]: inputRequired.listRoots() } }) as never;
     let result: CallToolResult;
+    const stream = streamed(ctx, options.legacyLevel);
     try {
       result = await options.call(tool, request.params.arguments, {
         ...upstreamCallExtra(ctx, options.passInputRequests),
-        ...streamed(ctx),
+        ...stream.extra,
       });
     } catch (error) {
       throw protocolErrorOf(error, options.onInternal);
+    } finally {
+      // Its log messages go before its answer.
+      await stream.settled();
     }
     if ((result as { resultType?: unknown }).resultType === "input_required") return result as never;
     options.report(outcomeOfToolResult(result as Parameters<typeof outcomeOfToolResult>[0]));
@@ -126,11 +134,14 @@ export function buildRelayServer(options: RelayOptions): Server {
     const state = requestState<string>();
     if (inputResponses && Object.keys(inputResponses).length) params.inputResponses = inputResponses;
     if (typeof state === "string") params.requestState = state;
+    const stream = streamed(ctx, options.legacyLevel);
     try {
-      const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...streamed(ctx) });
+      const result = await options.relay(method, params, { signal: ctx.mcpReq.signal, ...stream.extra });
       return (options.apps ? result : withoutViews(method, result)) as never;
     } catch (error) {
       throw protocolErrorOf(error, options.onInternal);
+    } finally {
+      await stream.settled();
     }
   };
   for (const [method, capability] of Object.entries(RELAYED)) {
@@ -152,28 +163,39 @@ export function buildRelayServer(options: RelayOptions): Server {
         relayed(method, params as Record<string, unknown>, ctx),
       );
   }
-  // Loadout serves 2025 sessions statelessly and shares the upstream's session between its
-  // clients: a level set by one cannot be kept for it. Accepted; each request's messages are passed
-  // on at the level its revision allows (all on 2025, the request's own `logLevel` on 2026-07-28).
+  // A 2025 session's setLevel is kept by the pipeline before it gets here (its level applied to
+  // each request's messages, see streamed); one without Loadout's session id has nowhere to keep it.
   if (offered("logging")) server.setRequestHandler("logging/setLevel", () => ({}) as never);
   return server;
 }
 
-/** How a request's stream carries what the upstream sends on it: log messages, at the client's level. */
-function streamed(ctx: ServerContext): Omit<RelayExtra, "signal"> {
+/**
+ * How a request's stream carries what the upstream sends on it: log messages, at the client's
+ * level. `settled` resolves once every message heard has been passed on or dropped.
+ */
+function streamed(
+  ctx: ServerContext,
+  legacyLevel: (() => Promise<LogLevel | null>) | undefined,
+): { extra: Omit<RelayExtra, "signal">; settled: () => Promise<void> } {
   const meta = envelopeOf(ctx);
   const level = meta["io.modelcontextprotocol/logLevel"];
-  // A 2026-07-28 client that names no level gets no messages; a 2025 client has not said (its
-  // setLevel could not be kept), so every message, as a 2025 server sends them until told otherwise.
+  // A 2026-07-28 client that names no level gets no messages; a 2025 client gets those at the
+  // level its session set (every message when it set none, as a 2025 server sends them until told
+  // otherwise), so the upstream is asked for all of them.
   const modern = meta["io.modelcontextprotocol/protocolVersion"] !== undefined;
   const logLevel = typeof level === "string" ? level : modern ? undefined : "debug";
+  const send = logMessagesTo(ctx);
+  const gate = !modern && legacyLevel ? logGate(legacyLevel, send) : null;
   // What the client can be asked for goes upstream; its input rounds come back in the result.
   const capabilities = meta["io.modelcontextprotocol/clientCapabilities"];
   return {
-    ...(logLevel ? { logLevel } : {}),
-    ...(modern && capabilities && typeof capabilities === "object"
-      ? { clientCapabilities: capabilities as Record<string, unknown> }
-      : {}),
-    onNotification: logMessagesTo(ctx),
+    extra: {
+      ...(logLevel ? { logLevel } : {}),
+      ...(modern && capabilities && typeof capabilities === "object"
+        ? { clientCapabilities: capabilities as Record<string, unknown> }
+        : {}),
+      onNotification: gate ? (notification) => gate.notify(notification) : send,
+    },
+    settled: () => gate?.settled() ?? Promise.resolve(),
   };
 }

@@ -130,9 +130,10 @@ export function upstreamCallExtra(ctx: ServerContext, passInputRequests: boolean
 /** Passes an upstream's log messages during a call on to the client, on the call's stream. */
 export const logMessagesTo =
   (ctx: ServerContext) =>
-  (notification: { method: string; params?: Record<string, unknown> }): void => {
+  async (notification: { method: string; params?: Record<string, unknown> }): Promise<void> => {
     if (notification.method !== "notifications/message") return;
-    void ctx.mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});
+    // Resolves once the stream has it; a stream gone meanwhile is no failure of the call.
+    await ctx.mcpReq.notify({ method: notification.method, params: notification.params ?? {} }).catch(() => {});
   };
 
 export type ToolOutcome = ResultOutcome;
@@ -144,8 +145,8 @@ export type ToolOutcome = ResultOutcome;
 export function buildMcpServer(ctx: ActionContext, session: McpSession, options: ServerOptions): McpServer {
   const { instructions, report, askRoots } = options;
   const server = new McpServer(SERVER_INFO, {
-    // Logging: a 2026-07-28 client's level goes upstream with its call; a 2025 client's setLevel
-    // is answered, but a stateless endpoint cannot keep it (docs/conformance.md).
+    // Logging: a 2026-07-28 client's level goes upstream with its call; a 2025 session's setLevel
+    // is kept by the pipeline before it gets here (see log-gate.ts).
     capabilities: { tools: { listChanged: options.listChanged ?? false }, logging: {} },
     ...(instructions ? { instructions } : {}),
   });

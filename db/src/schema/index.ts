@@ -9,6 +9,7 @@ export * from "./mcp-resource-subscriptions";
 export * from "./mcp-server-items";
 export * from "./mcp-server-tools";
 export * from "./mcp-servers";
+export * from "./mcp-session-levels";
 export * from "./mcp-usage-daily";
 export * from "./memberships";
 export * from "./oauth-authorizations";

@@ -8,6 +8,7 @@
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Account, addApprovedServer, signUpAccount } from "../helpers/account";
+import { legacyInitialize } from "../helpers/mcp-http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { startEverything, type Upstream } from "../helpers/upstream";
 import { startStatelessUpstream } from "../helpers/upstreams";
@@ -126,12 +127,13 @@ describe.each(ERAS)("/mcp/s in front of server-everything, %s", (_era, options) 
 });
 
 describe("/mcp/s logging and plan mode", () => {
-  it("passes the upstream's log messages during a call, at the level the client's revision allows", async () => {
+  it("passes the upstream's log messages during a call, at the level a 2025 session set, kept for that session alone", async () => {
     const chatty = await startStatelessUpstream({ logging: true });
     try {
       await addApprovedServer(account, "chatty", chatty.url);
-      const seen = async (options: (typeof ERAS)[number][1]) => {
-        const client = new Client({ name: "relay-test", version: "1.0.0" }, options);
+      /** A 2025 client (declaring `capabilities`), which sets `level` (unless null) and calls chatty twice. */
+      const seen = async (level: "debug" | "info" | "error" | null, capabilities?: object) => {
+        const client = new Client({ name: "relay-test", version: "1.0.0" }, capabilities ? { capabilities } : {});
         await client.connect(
           new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/s/me/chatty`), {
             requestInit: { headers: { authorization: `Bearer ${secret}` } },
@@ -143,19 +145,55 @@ describe("/mcp/s logging and plan mode", () => {
         });
         try {
           expect(client.getServerCapabilities()?.logging).toBeDefined();
-          await client.setLoggingLevel("debug");
-          const result = await client.callTool({ name: "chatty", arguments: {} });
-          expect(JSON.stringify(result.content)).toContain("chatty: done");
+          if (level) await client.setLoggingLevel(level);
+          for (let i = 0; i < 2; i++) {
+            const result = await client.callTool({ name: "chatty", arguments: {} });
+            expect(JSON.stringify(result.content)).toContain("chatty: done");
+          }
           return messages;
         } finally {
           await client.close();
         }
       };
-      // A 2025 client's level cannot be kept by a stateless endpoint: it hears every message.
-      expect(await seen({})).toEqual(["chatty: starting", "chatty: details"]);
+      const both = ["chatty: starting", "chatty: details"];
+      expect(await seen("debug")).toEqual([...both, ...both]);
+      // info drops chatty's debug message; error drops both. Sessions that set none hear all.
+      expect(await seen("info")).toEqual(["chatty: starting", "chatty: starting"]);
+      expect(await seen("error")).toEqual([]);
+      expect(await seen(null)).toEqual([...both, ...both]);
+      // A client the upstream may ask (its calls take the stream that carries the upstream's
+      // requests) is held to its level the same way.
+      expect(await seen("info", { elicitation: {} })).toEqual(["chatty: starting", "chatty: starting"]);
+      expect(await seen(null, { elicitation: {} })).toEqual([...both, ...both]);
     } finally {
       await chatty.stop();
     }
+  });
+
+  it("refuses a 2025 logging/setLevel that names no level MCP knows, saying which it knows", async () => {
+    const initialize = await legacyInitialize(`${server.url}/mcp/s/me/everything`, secret);
+    const id = initialize.headers.get("mcp-session-id") ?? "";
+    await initialize.body?.cancel();
+    const answer = await fetch(`${server.url}/mcp/s/me/everything`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "loud" } }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: {
+        code: -32602,
+        message: "params.level must be one of debug, info, notice, warning, error, critical, alert, emergency.",
+      },
+    });
   });
 
   it("keeps resources and prompts closed in plan mode until marked safe there", async () => {

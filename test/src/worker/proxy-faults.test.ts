@@ -416,4 +416,38 @@ describe("resource subscriptions through the proxy Worker's object", () => {
     expect(behind.at(-1)?.id).toMatch(/^c1\./);
     expect(behind.at(-1)?.id).not.toBe(cursor);
   });
+
+  it("keeps a 2025-era session's logging/setLevel and passes on only the upstream's log messages at or above it", async () => {
+    const chatty = await startStatelessUpstream({ logging: true });
+    const { owner, bearer } = await newAccount("legacy-level@worker.example");
+    await addApprovedServer(owner, "chatty", chatty.url);
+    const seen = async (level: "info" | null) => {
+      const client = new Client({ name: "proxy-legacy-level", version: "1.0.0" });
+      const messages: unknown[] = [];
+      client.setNotificationHandler("notifications/message", (notification) => {
+        messages.push(notification.params.data);
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp/s/me/chatty`), {
+          requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+          fetch: (url, init) => topology.send(String(url), init ?? {}),
+        }),
+      );
+      try {
+        if (level) await client.setLoggingLevel(level);
+        const result = await client.callTool({ name: "chatty", arguments: {} });
+        expect(JSON.stringify(result.content)).toContain("chatty: done");
+        return messages;
+      } finally {
+        await client.close();
+      }
+    };
+    try {
+      expect(await seen("info")).toEqual(["chatty: starting"]);
+      // Another session of the same client on the same token set none: it hears every message.
+      expect(await seen(null)).toEqual(["chatty: starting", "chatty: details"]);
+    } finally {
+      await chatty.stop();
+    }
+  });
 });
