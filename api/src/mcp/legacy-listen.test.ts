@@ -175,4 +175,18 @@ describe("legacyListenStream", () => {
     const resumed = legacyListenStream(bus, { cursor: failing, resumedFrom: "c1.then", maxMs: 100 });
     expect(eventsOf(await new Response(resumed.body).text())).toEqual(THREE.map((method) => ({ id: null, method })));
   });
+
+  it("gives a client of a revision before 2025-11-25 no retry field and no priming event, but ids on what it tells", async () => {
+    const { bus } = testBus();
+    const response = legacyListenStream(bus, { cursor: async () => "c1.a", primes: false });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(await readUntil(reader, (t) => t.includes("\n\n"))).toBe(": open\n\n");
+    for (const event of ["tools_list_changed", "prompts_list_changed", "resources_list_changed"] as const)
+      bus.publish({ kind: event });
+    const text = await readUntil(reader, (t) => t.includes("resources/list_changed"));
+    expect(text).not.toContain("retry:");
+    expect(eventsOf(text).at(-1)).toEqual({ id: "c1.a", method: THREE[2] });
+    expect(eventsOf(text).filter((e) => e.method === null)).toEqual([]);
+    await reader.cancel();
+  });
 });

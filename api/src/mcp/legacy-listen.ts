@@ -37,7 +37,17 @@ export interface LegacyListenOptions {
   cursor?: () => Promise<string>;
   /** The client's `Last-Event-ID`: when it differs from the cursor now, its lists changed while no stream was open. */
   resumedFrom?: string;
+  /**
+   * Whether the stream opens with a `retry` field and a priming event (an id and no data), which
+   * MCP asks of servers since 2025-11-25 (SEP-1699). A client of an earlier revision may read an
+   * event without data as a malformed message, so it gets neither: the ids of the changes told
+   * still let it resume.
+   */
+  primes?: boolean;
 }
+
+/** The first revision whose clients expect a priming event and `retry` (SEP-1699). */
+export const PRIMING_REVISION = "2025-11-25";
 
 export const KEEP_ALIVE_MS = 20_000;
 export const LEGACY_LISTEN_MAX_MS = 5 * 60_000;
@@ -131,7 +141,8 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
       stop = end;
       // Headers and a first byte at once: a client knows the stream is open, and how long to
       // wait before opening it again.
-      write(`: open\nretry: ${LEGACY_RETRY_MS}\n\n`);
+      const primes = options.primes ?? true;
+      write(primes ? `: open\nretry: ${LEGACY_RETRY_MS}\n\n` : ": open\n\n");
       if (endWhen?.aborted) return close();
       // Where the client stands: a priming event (its id, no data), or, when its lists changed
       // while it had no stream open, their changes, told at once.
@@ -140,7 +151,7 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
         const now = await cursorNow();
         const resumed = options.resumedFrom;
         if (resumed !== undefined && resumed !== now) tellChanges(CHANGE_EVENTS, now);
-        else if (now !== null) write(`id: ${now}\ndata: \n\n`);
+        else if (now !== null && primes) write(`id: ${now}\ndata: \n\n`);
       });
     },
     cancel() {

@@ -46,7 +46,7 @@ import {
   legacyRequestParams,
   MAX_INPUT_ROUNDS,
 } from "./legacy-input";
-import { legacyListenStream } from "./legacy-listen";
+import { legacyListenStream, PRIMING_REVISION } from "./legacy-listen";
 import { legacySessions } from "./legacy-session";
 import { legacySubscription, subscriptionUpdates } from "./legacy-subscribe";
 import { bothSources, listChanges, polledChanges } from "./list-changes";
@@ -338,6 +338,7 @@ export function mcpPipeline(
             stillAllowed,
             cursor: () => readCursor(ctx.db, counterKeys),
             ...(resumedFrom !== undefined ? { resumedFrom } : {}),
+            primes: (legacy.protocolVersion ?? "") >= PRIMING_REVISION,
             ...(instanceDeps.closing ? { endWhen: instanceDeps.closing } : {}),
           },
         );

@@ -393,7 +393,7 @@ describe("a 2025-era client's GET stream", () => {
 
   it("gives a priming id that moves with the user's changes only, and resumes from it without telling anything", async () => {
     const initialize = await legacyInitialize(`${server.url}/mcp`, secret, "raw");
-    const id = initialize.headers.get("mcp-session-id") ?? "";
+    let id = initialize.headers.get("mcp-session-id") ?? "";
     await initialize.body?.cancel();
     /** What the stream (resuming from `from`) sends within `ms`: its text, and its events' ids and methods. */
     const read = async (from: string | null, ms = 600) => {
@@ -451,6 +451,27 @@ describe("a 2025-era client's GET stream", () => {
     expect(moved).toMatch(/^c1\./);
     expect(moved).not.toBe(cursor);
     expect((await read(moved ?? null)).events).toEqual([{ id: moved, method: null }]);
+    // A client of a revision before priming events (2025-06-18) gets no retry field and no event
+    // without data, which it might take for a malformed message.
+    const older = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "older", version: "1" } },
+      }),
+    });
+    id = older.headers.get("mcp-session-id") ?? "";
+    await older.body?.cancel();
+    expect(id).toMatch(/^lo1\./);
+    const unprimed = await read(null);
+    expect(unprimed.text).toBe(": open\n\n");
   });
 
   it("is opened only with a session id Loadout gave and the token's own rights", async () => {
