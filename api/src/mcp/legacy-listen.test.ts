@@ -189,4 +189,26 @@ describe("legacyListenStream", () => {
     expect(eventsOf(text).filter((e) => e.method === null)).toEqual([]);
     await reader.cancel();
   });
+
+  it("tells a change heard while the one before waits for its cursor together with it, once", async () => {
+    const { bus } = testBus();
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const response = legacyListenStream(bus, {
+      cursor: async () => {
+        await slow;
+        return "c1.b";
+      },
+      primes: false,
+      maxMs: 200,
+    });
+    const whole = new Response(response.body).text();
+    for (let change = 0; change < 2; change++)
+      for (const event of ["tools_list_changed", "prompts_list_changed", "resources_list_changed"] as const)
+        bus.publish({ kind: event });
+    release();
+    expect(eventsOf(await whole).map((e) => e.method)).toEqual(THREE);
+  });
 });

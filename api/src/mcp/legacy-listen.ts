@@ -116,7 +116,8 @@ export function legacyListenStream(bus: ServerEventBus, options: LegacyListenOpt
         if (options.accept && !options.accept(event)) return;
         if (event.kind === "resource_updated") return tell(event, null);
         if (batch) {
-          batch.push(event);
+          // A change heard while the batch waits joins it, told once.
+          if (!batch.some((waiting) => waiting.kind === event.kind)) batch.push(event);
           return;
         }
         const events = [event];
