@@ -388,7 +388,7 @@ export function printProxy(f: ProxyFigures): void {
     `${label(`upstream requests per proxied call, ${clients}`)}${x(f.upstreamRequestsPerCall).padStart(6)}        1 ${Math.abs(f.upstreamRequestsPerCall - 1) < 0.005 ? "(ok)" : "(NOT OK)"}`,
   );
   console.log(
-    `${label(`gateway RSS after the ${clients}`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    peers 180-650 MiB`,
+    `${label(`gateway RSS after the ${clients}`)}${f.rssMiB.toFixed(0).padStart(6)} MiB    -                the process that ran the sections above (the 16 MiB import among them); a gateway of its own: the peers' setup below`,
   );
   console.log(
     `${label(`tools/list, ${f.listServers} servers, ${f.listTools} tools, p50 server`)}${x(f.listP50).padStart(6)} ms     ≤ 5 ms (${x(f.listP50 / 5)}×)     p99 ${x(f.listP99)} ms`,
