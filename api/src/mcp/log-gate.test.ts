@@ -57,4 +57,18 @@ describe("logGate", () => {
       expect(sent).toEqual(["d"]);
     }
   });
+
+  it("lets the messages through when the level is not read in time, so the answer is not held", async () => {
+    const sent: unknown[] = [];
+    const gate = logGate(
+      () => new Promise(() => {}),
+      (n) => {
+        sent.push(n.params?.data);
+      },
+      20,
+    );
+    gate.notify(message("debug", "late"));
+    await gate.settled();
+    expect(sent).toEqual(["late"]);
+  });
 });

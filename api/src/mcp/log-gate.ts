@@ -13,15 +13,20 @@ export interface LogGate {
   settled(): Promise<void>;
 }
 
+/** How long messages wait for the session's level before they pass as if it set none (the database slow or away). */
+export const LEVEL_WAIT_MS = 1_000;
+
 /**
  * A 2025 session's level applied to the log messages of one request (see legacy-levels.ts). The
  * level is read when the first message comes, not before: most calls hear none, and then nothing
- * is read. Messages keep their order, and wait for that read; a level that cannot be read lets
- * every message through, as a session that set none hears them.
+ * is read. Messages keep their order, and wait for that read; a level that cannot be read, or not
+ * within `waitMs`, lets every message through, as a session that set none hears them, so that the
+ * answer, which waits for its messages, is not held by the database.
  */
 export function logGate(
   levelOf: () => Promise<LogLevel | null>,
   send: (notification: Notification) => void | Promise<void>,
+  waitMs = LEVEL_WAIT_MS,
 ): LogGate {
   let level: Promise<LogLevel | null> | undefined;
   let queue: Promise<void> = Promise.resolve();
@@ -31,7 +36,12 @@ export function logGate(
         void send(notification);
         return;
       }
-      level ??= levelOf().catch(() => null);
+      level ??= new Promise<LogLevel | null>((resolve) => {
+        const late = setTimeout(() => resolve(null), waitMs);
+        levelOf()
+          .then(resolve, () => resolve(null))
+          .finally(() => clearTimeout(late));
+      });
       const read = level;
       queue = queue.then(async () => {
         // Sent before the next (and before the answer, which waits for settled).
