@@ -28,13 +28,14 @@ export const ERAS = [
 
 /**
  * A 2025-era client's `initialize`, sent by hand to `url` (its answer carries Loadout's session
- * id), through `send` (fetch, or a Workers topology's).
+ * id), through `send` (fetch, or a Workers topology's), on `protocolVersion`.
  */
 export function legacyInitialize(
   url: string,
   token: string,
   clientName = "legacy",
   send: (url: string, init: RequestInit) => Promise<Response> = fetch,
+  protocolVersion = "2025-11-25",
 ): Promise<Response> {
   return send(url, {
     method: "POST",
@@ -47,7 +48,7 @@ export function legacyInitialize(
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: clientName, version: "1" } },
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: clientName, version: "1" } },
     }),
   });
 }

@@ -453,20 +453,7 @@ describe("a 2025-era client's GET stream", () => {
     expect((await read(moved ?? null)).events).toEqual([{ id: moved, method: null }]);
     // A client of a revision before priming events (2025-06-18) gets no retry field and no event
     // without data, which it might take for a malformed message.
-    const older = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${secret}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "older", version: "1" } },
-      }),
-    });
+    const older = await legacyInitialize(`${server.url}/mcp`, secret, "older", fetch, "2025-06-18");
     id = older.headers.get("mcp-session-id") ?? "";
     await older.body?.cancel();
     expect(id).toMatch(/^lo1\./);
