@@ -53,6 +53,14 @@ export class NodeBody implements McpBody {
         return reject(tooLarge(limit));
       const chunks: Buffer[] = [];
       let size = 0;
+      const whole = () => {
+        this.bodyRead ??= chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+        resolve(this.bodyRead);
+      };
+      // A body whose declared length has arrived is whole: Node's parser hands no byte past it to
+      // this request. Read then, not a tick later at "end": in the peers' setup the "end" came
+      // 21 µs (p50) after the one chunk, on a warm call's path (stamps around the read, 2026-12-08).
+      const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
       // Settling twice is a no-op: whichever of these comes first decides.
       req.on("data", (chunk: Buffer) => {
         if (size > limit) return;
@@ -61,12 +69,14 @@ export class NodeBody implements McpBody {
           // The rest is never read: the answer closes the connection (tooLarge says so).
           req.pause();
           reject(tooLarge(limit));
-        } else chunks.push(chunk);
+        } else {
+          chunks.push(chunk);
+          if (size === length) whole();
+        }
       });
       req.once("end", () => {
         if (size > limit) return;
-        this.bodyRead = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        resolve(this.bodyRead);
+        whole();
       });
       req.once("error", reject);
       // A request closes after every answer: only one closed unread is a client gone.
