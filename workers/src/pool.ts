@@ -217,7 +217,7 @@ const STATELESS: DirectRoute = { kind: "stateless" };
 const DIRECT_NAME = /^[\x21-\x7e]+$/;
 
 /**
- * A stateless call to one tool, prepared by the pool (UpstreamPool.directTool): the same call as
+ * A direct call to one tool, prepared by the pool (UpstreamPool.directTool): the same call as
  * callTool's, with the plan check, for a caller that keeps it across calls.
  */
 export interface DirectTool {
@@ -599,15 +599,18 @@ export class UpstreamPool {
   }
 
   /**
-   * A warm call to one tool of a target, prepared: the connection looked up once, for a caller
-   * that keeps it (see DirectTool). Null unless the connection is open and stateless (2026-07-28),
-   * where every call is one POST; callTool serves the others.
+   * A warm call to one tool of a target, prepared: the connection and its route looked up once,
+   * for a caller that keeps it (see DirectTool). Null unless the connection is open and its calls
+   * are single POSTs (stateless 2026-07-28, or a 2025 session over streamable HTTP); callTool
+   * serves the others. A session the upstream ended is dropped by the call that hears so, and the
+   * tool is then no longer current.
    */
   directTool(target: UpstreamTarget, tool: string): DirectTool | null {
     const key = this.key(target);
     const opening = this.connections.get(key);
     const connection = opening && this.opened.get(opening);
-    if (!opening || !connection || directRoute(connection) !== STATELESS || !DIRECT_NAME.test(tool)) return null;
+    const route = connection && directRoute(connection);
+    if (!opening || !connection || !route || !DIRECT_NAME.test(tool)) return null;
     const connections = this.connections;
     return {
       get current() {
@@ -617,7 +620,7 @@ export class UpstreamPool {
         const refused = planRefusal(target, options.planSafeActions, args);
         if (refused) return Promise.resolve(refused);
         this.touch(key, connection);
-        return this.callDirect(connection, target, tool, args, options, STATELESS);
+        return this.callDirect(connection, target, tool, args, options, route);
       },
     };
   }
