@@ -58,8 +58,9 @@ export class NodeBody implements McpBody {
         resolve(this.bodyRead);
       };
       // A body whose declared length has arrived is whole: Node's parser hands no byte past it to
-      // this request. Read then, not a tick later at "end": in the peers' setup the "end" came
-      // 21 µs (p50) after the one chunk, on a warm call's path (stamps around the read, 2026-12-08).
+      // this request (and refuses one that declares a length and chunked encoding both). Read
+      // then, not a tick later at "end": in the peers' setup the "end" came 21 µs (p50) after the
+      // one chunk, on a warm call's path (stamps around the read, 2026-12-08).
       const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
       // Settling twice is a no-op: whichever of these comes first decides.
       req.on("data", (chunk: Buffer) => {
