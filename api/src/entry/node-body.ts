@@ -49,8 +49,9 @@ export class NodeBody implements McpBody {
     this.bytes ??= new Promise<Buffer>((resolve, reject) => {
       const req = this.incoming;
       const declared = req.headers["content-length"];
-      if (declared !== undefined && /^\d{1,15}$/.test(declared) && Number(declared) > limit)
-        return reject(tooLarge(limit));
+      // -1 when none is declared (a chunked body).
+      const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
+      if (length > limit) return reject(tooLarge(limit));
       const chunks: Buffer[] = [];
       let size = 0;
       const whole = () => {
@@ -61,7 +62,6 @@ export class NodeBody implements McpBody {
       // this request (and refuses one that declares a length and chunked encoding both). Read
       // then, not a tick later at "end": in the peers' setup the "end" came 21 µs (p50) after the
       // one chunk, on a warm call's path (stamps around the read, 2026-12-08).
-      const length = declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
       // Settling twice is a no-op: whichever of these comes first decides.
       req.on("data", (chunk: Buffer) => {
         if (size > limit) return;
