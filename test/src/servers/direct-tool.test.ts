@@ -3,7 +3,7 @@
  * call, on a 2025 session: server-everything started here, the pool's own SDK client opening the
  * session, and every direct POST seen on its way out.
  */
-import { postThrough, UpstreamPool, type UpstreamPost, type UpstreamTarget } from "@loadout/workers";
+import { type DirectTool, postThrough, UpstreamPool, type UpstreamPost, type UpstreamTarget } from "@loadout/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything, type Upstream } from "../helpers/upstream";
 
@@ -42,20 +42,27 @@ const textOf = (result: { content?: unknown }) =>
   ((result.content ?? []) as { text?: string }[]).map((c) => c.text ?? "").join("");
 const agent = { planSafeActions: null };
 
+/** The prepared echo once the pool has its session open (a plain call opens it if need be). */
+async function preparedEcho(): Promise<DirectTool> {
+  expect(textOf(await pool.callTool(target, "echo", { message: "open" }, agent))).toBe("Echo: open");
+  const direct = pool.directTool(target, "echo");
+  if (!direct) throw new Error("the pool prepared no call for an open 2025 session");
+  expect(direct.current).toBe(true);
+  return direct;
+}
+
 describe("a prepared call on a 2025 session", () => {
   it("is none before the pool has the connection open", () => {
     expect(pool.directTool(target, "echo")).toBeNull();
   });
 
   it("is one POST in the pool's session, answered as callTool answers", async () => {
-    expect(textOf(await pool.callTool(target, "echo", { message: "open" }, agent))).toBe("Echo: open");
-    const direct = pool.directTool(target, "echo");
-    expect(direct?.current).toBe(true);
+    const direct = await preparedEcho();
     posts.length = 0;
-    const prepared = await direct?.call({ message: "hi" }, agent);
+    const prepared = await direct.call({ message: "hi" }, agent);
     const plain = await pool.callTool(target, "echo", { message: "hi" }, agent);
     expect(prepared).toEqual(plain);
-    expect(textOf(prepared ?? {})).toBe("Echo: hi");
+    expect(textOf(prepared)).toBe("Echo: hi");
     // Both sent once, in the same session, on the revision it negotiated.
     expect(posts).toHaveLength(2);
     const [first, second] = posts as [Record<string, string>, Record<string, string>];
@@ -65,18 +72,18 @@ describe("a prepared call on a 2025 session", () => {
   });
 
   it("refuses in plan mode without sending anything", async () => {
-    const direct = pool.directTool(target, "echo");
+    const direct = await preparedEcho();
     posts.length = 0;
-    const refused = await direct?.call({ message: "x" }, { planSafeActions: [] });
-    expect(refused?.isError).toBe(true);
-    expect(textOf(refused ?? {})).toMatch(/in plan mode everything may only run/);
+    const refused = await direct.call({ message: "x" }, { planSafeActions: [] });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/in plan mode everything may only run/);
     expect(posts).toHaveLength(0);
   });
 
   it("is no longer current once the upstream has ended the session; the next call opens another", async () => {
-    const direct = pool.directTool(target, "echo");
+    const direct = await preparedEcho();
     posts.length = 0;
-    await direct?.call({ message: "before" }, agent);
+    await direct.call({ message: "before" }, agent);
     const sent = posts[0] as Record<string, string>;
     const ended = sent["mcp-session-id"] as string;
     // The upstream forgets the session (as after a restart or its own expiry).
@@ -85,17 +92,15 @@ describe("a prepared call on a 2025 session", () => {
       headers: { "mcp-session-id": ended, "mcp-protocol-version": sent["mcp-protocol-version"] as string },
     });
     expect(deleted.ok).toBe(true);
-    const lost = await direct?.call({ message: "lost" }, agent);
-    expect(lost?.isError).toBe(true);
+    const lost = await direct.call({ message: "lost" }, agent);
+    expect(lost.isError).toBe(true);
     // server-everything answers a session it does not know with 400 (the spec asks for 404).
-    expect(textOf(lost ?? {})).toMatch(/broke during echo \(HTTP 4\d\d\)/);
-    expect(direct?.current).toBe(false);
+    expect(textOf(lost)).toMatch(/broke during echo \(HTTP 4\d\d\)/);
+    expect(direct.current).toBe(false);
 
-    expect(textOf(await pool.callTool(target, "echo", { message: "again" }, agent))).toBe("Echo: again");
-    const next = pool.directTool(target, "echo");
-    expect(next?.current).toBe(true);
+    const next = await preparedEcho();
     posts.length = 0;
-    expect(textOf((await next?.call({ message: "new" }, agent)) ?? {})).toBe("Echo: new");
+    expect(textOf(await next.call({ message: "new" }, agent))).toBe("Echo: new");
     expect((posts[0] as Record<string, string>)["mcp-session-id"]).not.toBe(ended);
   });
 });
